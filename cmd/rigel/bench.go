@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rigel-db/rigel/conformance/tpch"
+	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
+	"github.com/rigel-db/rigel/gpu/cuda"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
+)
+
+// cmdBench times TPC-H queries on rigel and on DuckDB in the same process
+// and machine, checks that the answers agree, and prints a markdown table.
+func cmdBench(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] != "tpch" {
+		return usageError{"bench needs a suite: rigel bench tpch --db FILE"}
+	}
+	fs := flag.NewFlagSet("bench tpch", flag.ContinueOnError)
+	var ef engineFlags
+	ef.register(fs)
+	queries := fs.String("queries", "1,6", "comma-separated TPC-H query numbers")
+	runs := fs.Int("runs", 5, "hot runs per query (the median is reported)")
+	out := fs.String("out", "", "also write the table to this markdown file")
+	if _, err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *runs < 1 {
+		return usageError{"--runs must be at least 1"}
+	}
+	var nums []int
+	for _, s := range strings.Split(*queries, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return usageError{fmt.Sprintf("--queries: %q is not a query number", s)}
+		}
+		if _, err := tpch.Query(n); err != nil {
+			return usageError{err.Error()}
+		}
+		nums = append(nums, n)
+	}
+	eng, closeAll, err := openEngine(&ef)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+
+	var b strings.Builder
+	header(ctx, &b, eng, ef.db)
+	bandwidth := 0.0
+	if d, ok := eng.Device().(*cuda.Device); ok {
+		if bw, err := d.MeasureCopyBandwidth(); err == nil {
+			bandwidth = bw
+			fmt.Fprintf(&b, "- measured device copy bandwidth: %.0f GB/s (read + write), the floor's divisor\n", bw/1e9)
+		}
+	}
+	fmt.Fprintf(&b, "- %d hot runs per query, median; cold = first run with the column cache empty\n\n", *runs)
+	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | rigel hot ms | speedup | exec ms | kernel ms | GB read | floor ms | exec / floor | result |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprint(os.Stderr, b.String())
+	flushed := b.Len()
+	for _, n := range nums {
+		q, _ := tpch.Query(n)
+		fmt.Fprintf(os.Stderr, "rigel: bench Q%d\n", n)
+		row, err := benchQuery(ctx, eng, q, *runs, bandwidth)
+		if err != nil {
+			return fmt.Errorf("Q%d: %w", n, err)
+		}
+		fmt.Fprintf(&b, "| Q%d %s\n", n, row)
+		fmt.Fprint(os.Stderr, b.String()[flushed:])
+		flushed = b.Len()
+	}
+	fmt.Print(b.String())
+	if *out != "" {
+		return os.WriteFile(*out, []byte(b.String()), 0o644)
+	}
+	return nil
+}
+
+func header(ctx context.Context, w io.Writer, eng *duckdbbridge.Engine, db string) {
+	dev := "none (DuckDB only)"
+	if d := eng.Device(); d != nil {
+		info := d.Info()
+		dev = info.Name
+		if info.Model != "" {
+			dev += ": " + info.Model
+		}
+	}
+	fmt.Fprintf(w, "# rigel bench tpch\n\n- date: %s\n- database: %s\n- device: %s\n- host CPUs: %d; DuckDB threads: %s\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), db, dev, runtime.NumCPU(), eng.DuckDBSetting(ctx, "threads"))
+}
+
+func median(xs []int64) int64 {
+	s := append([]int64(nil), xs...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(ns int64) string { return fmt.Sprintf("%.2f", float64(ns)/1e6) }
+
+func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs int, bandwidth float64) (string, error) {
+	// DuckDB: one warm-up, then the same number of runs.
+	want, err := eng.RunOnDuckDB(ctx, q)
+	if err != nil {
+		return "", err
+	}
+	defer want.Release()
+	var duck []int64
+	for i := 0; i < runs; i++ {
+		start := time.Now()
+		r, err := eng.RunOnDuckDB(ctx, q)
+		if err != nil {
+			return "", err
+		}
+		duck = append(duck, time.Since(start).Nanoseconds())
+		r.Release()
+	}
+
+	eng.DropCache()
+	start := time.Now()
+	res, err := eng.Query(ctx, q)
+	if err != nil {
+		return "", err
+	}
+	cold := time.Since(start).Nanoseconds()
+	res.Release()
+	var hot, exec, kernel []int64
+	var last *duckdbbridge.Result
+	for i := 0; i < runs; i++ {
+		start := time.Now()
+		r, err := eng.Query(ctx, q)
+		if err != nil {
+			return "", err
+		}
+		hot = append(hot, time.Since(start).Nanoseconds())
+		exec = append(exec, r.ExecNanos)
+		if r.Stats != nil {
+			kernel = append(kernel, r.Stats.Device.DeviceNanos)
+		}
+		if last != nil {
+			last.Release()
+		}
+		last = r
+	}
+	defer last.Release()
+	verdict := "equal"
+	if err := arrowfmt.Compare(last.Record, want.Record, true); err != nil {
+		verdict = "DIFFERENT: " + oneLine(err.Error())
+	}
+	where := string(last.Where)
+	if last.Reason != "" {
+		where += " (" + oneLine(last.Reason) + ")"
+	}
+	speedup := float64(median(duck)) / float64(median(hot))
+	bytes, floor, ratio, kms := "-", "-", "-", "-"
+	if len(kernel) > 0 {
+		kms = ms(median(kernel))
+	}
+	if last.Stats != nil {
+		read := last.Stats.Scan.BytesScanned
+		bytes = fmt.Sprintf("%.2f", float64(read)/1e9)
+		if bandwidth > 0 {
+			// The copy bandwidth counts bytes read plus written; a query
+			// only reads, so its floor is read bytes over that rate.
+			fl := float64(read) / bandwidth * 1e9
+			floor = ms(int64(fl))
+			ratio = fmt.Sprintf("%.1fx", float64(median(exec))/fl)
+		}
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %.1fx | %s | %s | %s | %s | %s | %s |",
+		where, ms(median(duck)), ms(cold), ms(median(hot)), speedup, ms(median(exec)), kms, bytes, floor, ratio, verdict), nil
+}

@@ -1,0 +1,71 @@
+// Command rigel runs SQL on the GPU behind DuckDB: query, explain, doctor,
+// bench, and tpch-gen to make test data.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+const usage = `rigel: a GPU-native SQL engine behind DuckDB
+
+usage:
+  rigel query   --db FILE [--device auto|cuda|host|duckdb] [--format table|csv|json] SQL
+  rigel explain --db FILE [--device auto|cuda|host|duckdb] SQL
+  rigel plan    --db FILE [--device cuda|host] [--format ...] PLAN.json|PLAN.pb
+  rigel doctor
+  rigel bench tpch --db FILE [--queries 1,6] [--runs N] [--device ...] [--out FILE.md]
+  rigel tpch-gen --sf N --db FILE
+
+Status lines go to stderr; results to stdout.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		var u usageError
+		if errors.As(err, &u) {
+			fmt.Fprint(os.Stderr, usage)
+		}
+		fmt.Fprintln(os.Stderr, "rigel: "+oneLine(err.Error()))
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usageError{"no command given"}
+	}
+	switch args[0] {
+	case "query":
+		return cmdQuery(ctx, args[1:])
+	case "plan":
+		return cmdPlan(ctx, args[1:])
+	case "explain":
+		return cmdExplain(ctx, args[1:])
+	case "doctor":
+		return cmdDoctor(ctx, args[1:])
+	case "bench":
+		return cmdBench(ctx, args[1:])
+	case "tpch-gen":
+		return cmdTPCHGen(ctx, args[1:])
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	}
+	return usageError{fmt.Sprintf("unknown command %q", args[0])}
+}
+
+// oneLine keeps error messages to one line, as the CLI promises.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

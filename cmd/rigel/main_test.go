@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/rigel-db/rigel/gpu/cuda"
+)
+
+var rigelBin string
+
+// TestMain builds the real binary once: exit codes and stderr are part of
+// the command line's contract.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rigel-cli")
+	if err != nil {
+		panic(err)
+	}
+	rigelBin = filepath.Join(dir, "rigel")
+	build := exec.Command("go", "build", "-tags", "duckdb_arrow", "-o", rigelBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building rigel: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+func rigel(t *testing.T, args ...string) outcome {
+	t.Helper()
+	cmd := exec.Command(rigelBin, args...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return outcome{code, so.String(), se.String()}
+}
+
+// oneLineError checks a failed command: non-zero exit, one stderr line
+// naming the problem, no Go panic.
+func oneLineError(t *testing.T, o outcome, want string) {
+	t.Helper()
+	if o.code == 0 {
+		t.Fatalf("exit 0, want failure; stdout %q", o.stdout)
+	}
+	if strings.Contains(o.stderr, "panic") || strings.Contains(o.stderr, "goroutine ") {
+		t.Fatalf("panicked: %s", o.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(o.stderr), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("stderr has %d lines, want 1: %q", len(lines), o.stderr)
+	}
+	if !strings.Contains(lines[0], want) {
+		t.Fatalf("stderr %q does not mention %q", lines[0], want)
+	}
+}
+
+// smallDB makes a DuckDB file with table t(a BIGINT NOT NULL) = 1, 2, 3.
+func smallDB(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "small.duckdb")
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE TABLE t (a BIGINT NOT NULL); INSERT INTO t VALUES (1), (2), (3)"); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func haveGPU() bool {
+	d, err := cuda.Open()
+	if err != nil {
+		return false
+	}
+	d.Close()
+	return true
+}
+
+func TestDoctorWithoutGPU(t *testing.T) {
+	if haveGPU() {
+		t.Skip("SKIP: this machine has a GPU; the no-GPU message cannot be checked here")
+	}
+	o := rigel(t, "doctor")
+	if o.code != 0 {
+		t.Fatalf("doctor exit %d, want 0 (stderr %q)", o.code, o.stderr)
+	}
+	out := strings.TrimSpace(o.stdout)
+	if strings.Count(out, "\n") != 0 || !strings.HasPrefix(out, "rigel doctor: no GPU") {
+		t.Fatalf("doctor said %q, want one line starting 'rigel doctor: no GPU'", out)
+	}
+}
+
+func TestQueryDeviceCudaWithoutGPU(t *testing.T) {
+	if haveGPU() {
+		t.Skip("SKIP: this machine has a GPU")
+	}
+	oneLineError(t, rigel(t, "query", "--db", smallDB(t), "--device", "cuda", "SELECT 1"), "no GPU")
+}
+
+func TestMissingDatabaseFile(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.duckdb")
+	oneLineError(t, rigel(t, "query", "--db", missing, "--device", "host", "SELECT 1"), "does not exist")
+	if _, err := os.Stat(missing); err == nil {
+		t.Fatal("the missing database file was created")
+	}
+}
+
+func TestMalformedPlan(t *testing.T) {
+	oneLineError(t, rigel(t, "plan", "--db", smallDB(t), "--device", "host", "testdata/malformed.json"), "malformed substrait plan")
+}
+
+func TestGarbagePlan(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "garbage.pb")
+	os.WriteFile(p, []byte{0xff, 0xff, 0xff, 0x01, 0x02}, 0o644)
+	oneLineError(t, rigel(t, "plan", "--db", smallDB(t), "--device", "host", p), "malformed substrait plan")
+}
+
+func TestUnknownFunction(t *testing.T) {
+	oneLineError(t, rigel(t, "plan", "--db", smallDB(t), "--device", "host", "testdata/unknown-function.json"), "frobnicate")
+}
+
+func TestPlanRunsOnHost(t *testing.T) {
+	o := rigel(t, "plan", "--db", smallDB(t), "--device", "host", "--format", "csv", "testdata/add.json")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	if want := "a,a_plus_a\n1,2\n2,4\n3,6\n"; o.stdout != want {
+		t.Fatalf("stdout %q, want %q", o.stdout, want)
+	}
+}
+
+func TestSQLErrorFromDuckDB(t *testing.T) {
+	o := rigel(t, "query", "--db", smallDB(t), "--device", "host", "SELECT nope FROM t")
+	oneLineError(t, o, "nope")
+}
+
+func TestQueryOnHostDevice(t *testing.T) {
+	o := rigel(t, "query", "--db", smallDB(t), "--device", "host", "--format", "csv",
+		"SELECT sum(a) AS s, count(*) AS n FROM t WHERE a > 1")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	if want := "s,n\n5,2\n"; o.stdout != want {
+		t.Fatalf("stdout %q, want %q", o.stdout, want)
+	}
+	if !strings.Contains(o.stderr, "ran on host") {
+		t.Fatalf("stderr %q does not say it ran on host", o.stderr)
+	}
+}

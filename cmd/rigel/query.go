@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
+)
+
+// sqlFrom takes the SQL from -f FILE or from the positional arguments.
+func sqlFrom(file string, pos []string) (string, error) {
+	if file == "" {
+		return sqlArg(pos)
+	}
+	if len(pos) > 0 {
+		return "", usageError{"give the SQL either with -f FILE or as an argument, not both"}
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("read SQL: %w", err)
+	}
+	return string(b), nil
+}
+
+func sqlArg(pos []string) (string, error) {
+	if len(pos) == 0 {
+		return "", usageError{"no SQL given"}
+	}
+	return strings.Join(pos, " "), nil
+}
+
+func cmdQuery(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	var ef engineFlags
+	ef.register(fs)
+	format := fs.String("format", "table", "output format: table, csv or json")
+	file := fs.String("f", "", "read the SQL from this file")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	query, err := sqlFrom(*file, pos)
+	if err != nil {
+		return err
+	}
+	if *format != "table" && *format != "csv" && *format != "json" {
+		return usageError{fmt.Sprintf("--format must be table, csv or json, not %q", *format)}
+	}
+	eng, closeAll, err := openEngine(&ef)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	start := time.Now()
+	res, err := eng.Query(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer res.Release()
+	elapsed := time.Since(start)
+	if err := writeResult(os.Stdout, res.Record, *format); err != nil {
+		return err
+	}
+	status := fmt.Sprintf("rigel: %d rows in %s, ran on %s", res.Record.NumRows(), elapsed.Round(time.Microsecond), res.Where)
+	if res.Reason != "" {
+		status += ": " + oneLine(res.Reason)
+	}
+	fmt.Fprintln(os.Stderr, status)
+	return nil
+}
+
+func cmdExplain(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	var ef engineFlags
+	ef.register(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	query, err := sqlArg(pos)
+	if err != nil {
+		return err
+	}
+	eng, closeAll, err := openEngine(&ef)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	text, err := eng.Explain(ctx, query)
+	if err != nil {
+		return err
+	}
+	fmt.Print(text)
+	return nil
+}
+
+func writeResult(w io.Writer, rec arrow.RecordBatch, format string) error {
+	rows := arrowfmt.Rows(rec)
+	names := make([]string, rec.NumCols())
+	for i := range names {
+		names[i] = rec.ColumnName(i)
+	}
+	switch format {
+	case "csv":
+		cw := csv.NewWriter(w)
+		cw.Write(names)
+		cw.WriteAll(rows)
+		return cw.Error()
+	case "json":
+		out := make([]map[string]any, len(rows))
+		for r, row := range rows {
+			m := make(map[string]any, len(row))
+			for c, v := range row {
+				if v == arrowfmt.Null && rec.Column(c).IsNull(r) {
+					m[names[c]] = nil
+				} else {
+					m[names[c]] = jsonValue(rec.Column(c).DataType(), v)
+				}
+			}
+			out[r] = m
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return writeTable(w, names, rows)
+}
+
+// jsonValue keeps numbers as JSON numbers (decimals as exact literals).
+func jsonValue(dt arrow.DataType, v string) any {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
+		arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.DECIMAL256:
+		return json.Number(v)
+	case arrow.BOOL:
+		return v == "true"
+	}
+	return v
+}
+
+func writeTable(w io.Writer, names []string, rows [][]string) error {
+	widths := make([]int, len(names))
+	for i, n := range names {
+		widths[i] = len(n)
+	}
+	for _, r := range rows {
+		for i, v := range r {
+			widths[i] = max(widths[i], len(v))
+		}
+	}
+	line := func(cells []string) {
+		parts := make([]string, len(cells))
+		for i, c := range cells {
+			parts[i] = fmt.Sprintf("%-*s", widths[i], c)
+		}
+		fmt.Fprintln(w, "│ "+strings.Join(parts, " │ ")+" │")
+	}
+	bar := func(l, m, r string) {
+		parts := make([]string, len(widths))
+		for i, wd := range widths {
+			parts[i] = strings.Repeat("─", wd+2)
+		}
+		fmt.Fprintln(w, l+strings.Join(parts, m)+r)
+	}
+	bar("┌", "┬", "┐")
+	line(names)
+	bar("├", "┼", "┤")
+	for _, r := range rows {
+		line(r)
+	}
+	bar("└", "┴", "┘")
+	return nil
+}

@@ -1,0 +1,192 @@
+package duckdbbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// This file holds the Go shapes of the JSON that DuckDB's
+// json_serialize_plan writes (DuckDB 1.5). Only the fields the producer reads
+// are declared; the JSON is decoded with UseNumber so that 64-bit and 128-bit
+// constants (HUGEINT and wide DECIMAL halves are unsigned 64-bit numbers)
+// keep every digit.
+
+// duckPlanJSON is the top-level object of json_serialize_plan.
+type duckPlanJSON struct {
+	Error        bool        `json:"error"`
+	ErrorType    string      `json:"error_type"`
+	ErrorMessage string      `json:"error_message"`
+	Plans        []*duckNode `json:"plans"`
+}
+
+// duckNode is one logical operator. Fields are shared by the operator types
+// that use them; see the producer's conversion of each type.
+type duckNode struct {
+	Type     string      `json:"type"`
+	Children []*duckNode `json:"children"`
+
+	// LOGICAL_GET
+	TableIndex     uint64            `json:"table_index"`
+	ReturnedTypes  []duckType        `json:"returned_types"`
+	Names          []string          `json:"names"`
+	ProjectionIDs  []uint64          `json:"projection_ids"`
+	TableFilters   *duckFilterSet    `json:"table_filters"`
+	Name           string            `json:"name"` // table function name, "seq_scan" for tables
+	FunctionData   *duckScanData     `json:"function_data"`
+	ProjectedInput []uint64          `json:"projected_input"`
+	ColumnIndexes  []duckColumnIndex `json:"column_indexes"`
+
+	// LOGICAL_PROJECTION, LOGICAL_FILTER, LOGICAL_AGGREGATE_AND_GROUP_BY
+	Expressions []*duckExpr `json:"expressions"`
+	// LOGICAL_FILTER: when not empty, the operator outputs only these
+	// columns of its child.
+	ProjectionMap []uint64 `json:"projection_map"`
+
+	// LOGICAL_AGGREGATE_AND_GROUP_BY
+	Groups            []*duckExpr       `json:"groups"`
+	GroupingSets      [][]uint64        `json:"grouping_sets"`
+	GroupingFunctions []json.RawMessage `json:"grouping_functions"`
+
+	// LOGICAL_ORDER_BY, LOGICAL_TOP_N
+	Orders []duckOrder `json:"orders"`
+	// LOGICAL_ORDER_BY: when not empty, the operator outputs only these
+	// columns of its child.
+	Projections []uint64 `json:"projections"`
+	// LOGICAL_TOP_N
+	Limit  *uint64 `json:"limit"`
+	Offset *uint64 `json:"offset"`
+
+	// LOGICAL_LIMIT
+	LimitVal  *duckLimitVal `json:"limit_val"`
+	OffsetVal *duckLimitVal `json:"offset_val"`
+
+	// LOGICAL_EMPTY_RESULT
+	ReturnTypes []duckType `json:"return_types"`
+
+	// joins, reported in unsupported-operator messages
+	JoinType string `json:"join_type"`
+}
+
+// duckScanData is the bind data of DuckDB's seq_scan table function.
+type duckScanData struct {
+	Catalog string `json:"catalog"`
+	Schema  string `json:"schema"`
+	Table   string `json:"table"`
+}
+
+// duckColumnIndex is one column a LOGICAL_GET reads: an index into the
+// table's columns (or a virtual column such as the row id).
+type duckColumnIndex struct {
+	Index        uint64            `json:"index"`
+	ChildIndexes []json.RawMessage `json:"child_indexes"`
+}
+
+type duckFilterSet struct {
+	Filters []struct {
+		Key   uint64      `json:"key"` // index of the table column
+		Value *duckFilter `json:"value"`
+	} `json:"filters"`
+}
+
+// duckFilter is a TableFilter pushed into a scan.
+type duckFilter struct {
+	FilterType     string        `json:"filter_type"`
+	ComparisonType string        `json:"comparison_type"`
+	Constant       *duckValue    `json:"constant"`
+	ChildFilters   []*duckFilter `json:"child_filters"`
+	ChildFilter    *duckFilter   `json:"child_filter"`
+	Values         []*duckValue  `json:"values"`
+	Expr           *duckExpr     `json:"expr"`
+}
+
+type duckOrder struct {
+	Type       string    `json:"type"`       // ASCENDING, DESCENDING
+	NullOrder  string    `json:"null_order"` // NULLS FIRST, NULLS LAST
+	Expression *duckExpr `json:"expression"`
+}
+
+type duckLimitVal struct {
+	Type            string      `json:"type"` // UNSET, CONSTANT_VALUE, EXPRESSION_VALUE, ...
+	ConstantInteger json.Number `json:"constant_integer"`
+}
+
+// duckType is a DuckDB LogicalType.
+type duckType struct {
+	ID       string `json:"id"`
+	TypeInfo *struct {
+		Type  string `json:"type"`
+		Width int32  `json:"width"`
+		Scale int32  `json:"scale"`
+	} `json:"type_info"`
+}
+
+func (t duckType) String() string {
+	if t.ID == "DECIMAL" && t.TypeInfo != nil {
+		return fmt.Sprintf("DECIMAL(%d,%d)", t.TypeInfo.Width, t.TypeInfo.Scale)
+	}
+	return t.ID
+}
+
+// duckValue is a DuckDB Value: its type, null flag and payload (a number, a
+// string, a boolean, or an object for HUGEINT/INTERVAL).
+type duckValue struct {
+	Type   duckType        `json:"type"`
+	IsNull bool            `json:"is_null"`
+	Value  json.RawMessage `json:"value"`
+}
+
+// duckExpr is a bound expression. Which fields are set depends on
+// ExpressionClass.
+type duckExpr struct {
+	ExpressionClass string    `json:"expression_class"`
+	Type            string    `json:"type"`
+	Alias           string    `json:"alias"`
+	ReturnType      *duckType `json:"return_type"`
+
+	// BOUND_REF
+	Index *uint64 `json:"index"`
+	// BOUND_COLUMN_REF
+	Binding *struct {
+		TableIndex  uint64 `json:"table_index"`
+		ColumnIndex uint64 `json:"column_index"`
+	} `json:"binding"`
+	// BOUND_CONSTANT
+	Value *duckValue `json:"value"`
+	// BOUND_FUNCTION, BOUND_AGGREGATE, BOUND_OPERATOR, BOUND_CONJUNCTION
+	Children []*duckExpr `json:"children"`
+	Name     string      `json:"name"`
+	// BOUND_AGGREGATE
+	AggregateType string          `json:"aggregate_type"`
+	Filter        *duckExpr       `json:"filter"`
+	OrderBys      json.RawMessage `json:"order_bys"`
+	// BOUND_COMPARISON
+	Left  *duckExpr `json:"left"`
+	Right *duckExpr `json:"right"`
+	// BOUND_CAST
+	Child   *duckExpr `json:"child"`
+	TryCast bool      `json:"try_cast"`
+	// BOUND_CASE
+	CaseChecks []struct {
+		When *duckExpr `json:"when_expr"`
+		Then *duckExpr `json:"then_expr"`
+	} `json:"case_checks"`
+	Else *duckExpr `json:"else_expr"`
+	// BOUND_BETWEEN
+	Input          *duckExpr `json:"input"`
+	Lower          *duckExpr `json:"lower"`
+	Upper          *duckExpr `json:"upper"`
+	LowerInclusive bool      `json:"lower_inclusive"`
+	UpperInclusive bool      `json:"upper_inclusive"`
+}
+
+// parseDuckPlan decodes json_serialize_plan output.
+func parseDuckPlan(text string) (*duckPlanJSON, error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	dec.UseNumber()
+	var p duckPlanJSON
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("duckdb plan: cannot decode json_serialize_plan output: %w", err)
+	}
+	return &p, nil
+}

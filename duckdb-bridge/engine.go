@@ -1,0 +1,290 @@
+package duckdbbridge
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rigel-db/rigel/fallback"
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/physical"
+	"github.com/rigel-db/rigel/substrait"
+	"github.com/rigel-db/rigel/translate"
+)
+
+// Where says where a query ran.
+type Where string
+
+const (
+	OnGPU      Where = "GPU"
+	OnHost     Where = "host"     // rigel's reference device, plain Go
+	OnFallback Where = "fallback" // DuckDB ran the whole query
+)
+
+// Engine runs SQL against a DuckDB database: DuckDB plans the query, rigel
+// runs the plan on its device, and what rigel cannot run falls back to
+// DuckDB with the reason recorded.
+type Engine struct {
+	db     *sql.DB
+	dev    gpu.Device // nil: every query falls back (no device chosen)
+	exec   *physical.Executor
+	tables *Tables
+	// NoDeviceReason explains why dev is nil (for the one-time notice).
+	NoDeviceReason string
+}
+
+// NewEngine wraps an open DuckDB database. dev may be nil, then every query
+// runs on DuckDB (reason says why, shown with each result).
+func NewEngine(db *sql.DB, id string, dev gpu.Device, reason string) *Engine {
+	e := &Engine{db: db, dev: dev, tables: NewTables(db, id), NoDeviceReason: reason}
+	if dev != nil {
+		e.exec = &physical.Executor{Dev: dev, Source: e.tables, Cache: physical.NewColumnCache()}
+	}
+	return e
+}
+
+// Device returns the engine's device (nil when it has none).
+func (e *Engine) Device() gpu.Device { return e.dev }
+
+// Result is a query's answer and how it was obtained.
+type Result struct {
+	Record arrow.RecordBatch
+	Where  Where
+	Reason string // why it fell back; empty otherwise
+	Plan   string // the physical plan (EXPLAIN text), when rigel ran it
+	Stats  *physical.RunStats
+	// Timings of the phases, for benchmarks.
+	PlanNanos, ExecNanos int64
+}
+
+// Release frees the result's record.
+func (r *Result) Release() {
+	if r.Record != nil {
+		r.Record.Release()
+	}
+}
+
+// Prepared is a query planned for rigel's device, or the reason it cannot be.
+type Prepared struct {
+	SQL    string
+	Names  []string
+	Root   physical.Node
+	Reason string // non-empty: falls back
+}
+
+// Prepare plans a query: DuckDB's optimized plan, turned into Substrait,
+// loaded and translated. SQL errors come back as DuckDB wrote them; what
+// rigel cannot run gives a Prepared with a Reason.
+func (e *Engine) Prepare(ctx context.Context, query string) (*Prepared, error) {
+	p := &Prepared{SQL: query}
+	if e.dev == nil {
+		p.Reason = e.NoDeviceReason
+		return p, nil
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	pb, err := ProducePlan(ctx, conn, query)
+	if err != nil {
+		if errors.Is(err, ErrUnsupported) {
+			p.Reason = err.Error()
+			return p, nil
+		}
+		return nil, err
+	}
+	loaded, err := substrait.Load(pb)
+	if err != nil {
+		return nil, fmt.Errorf("rigel produced a plan it cannot load (a bug): %w", err)
+	}
+	root, err := translate.Translate(loaded)
+	if err != nil {
+		if errors.Is(err, translate.ErrUnsupported) || errors.Is(err, substrait.ErrUnknownFunction) {
+			p.Reason = err.Error()
+			return p, nil
+		}
+		return nil, err
+	}
+	p.Names, p.Root = loaded.Names, root
+	return p, nil
+}
+
+// Explain returns the physical plan with where each operator runs.
+func (e *Engine) Explain(ctx context.Context, query string) (string, error) {
+	p, err := e.Prepare(ctx, query)
+	if err != nil {
+		return "", err
+	}
+	if p.Reason != "" {
+		return fmt.Sprintf("[FALLBACK] the whole query runs on DuckDB: %s\n", p.Reason), nil
+	}
+	return physical.Explain(p.Root, e.where().tag()), nil
+}
+
+func (e *Engine) where() Where {
+	if e.dev != nil && e.dev.Info().Name == "host" {
+		return OnHost
+	}
+	return OnGPU
+}
+
+func (w Where) tag() string { return string(w) }
+
+// Query runs a query and returns its whole result.
+func (e *Engine) Query(ctx context.Context, query string) (*Result, error) {
+	start := time.Now()
+	p, err := e.Prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	planNanos := time.Since(start).Nanoseconds()
+	if p.Reason == "" {
+		rec, st, err := e.exec.Run(ctx, p.Root, p.Names)
+		if err == nil {
+			return &Result{Record: rec, Where: e.where(), Plan: physical.Explain(p.Root, e.where().tag()),
+				Stats: st, PlanNanos: planNanos, ExecNanos: st.ExecNanos}, nil
+		}
+		if !errors.Is(err, gpu.ErrUnsupported) {
+			return nil, err
+		}
+		p.Reason = err.Error()
+	}
+	res, err := e.fallback(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	res.Reason = p.Reason
+	res.PlanNanos = planNanos
+	return res, nil
+}
+
+// fallback runs the whole query on DuckDB.
+func (e *Engine) fallback(ctx context.Context, query string) (*Result, error) {
+	start := time.Now()
+	rr, err := fallback.RunSQL(ctx, e.db, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rr.Release()
+	rec, err := collect(rr)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Record: rec, Where: OnFallback, ExecNanos: time.Since(start).Nanoseconds()}, nil
+}
+
+// collect concatenates a reader's batches into one record.
+func collect(rr array.RecordReader) (arrow.RecordBatch, error) {
+	var recs []arrow.RecordBatch
+	for rr.Next() {
+		r := rr.RecordBatch()
+		r.Retain()
+		recs = append(recs, r)
+	}
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	if err := rr.Err(); err != nil {
+		return nil, err
+	}
+	tbl := array.NewTableFromRecords(rr.Schema(), recs)
+	defer tbl.Release()
+	return tableToRecord(tbl)
+}
+
+func tableToRecord(tbl arrow.Table) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, tbl.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i := range cols {
+		chunks := tbl.Column(i).Data().Chunks()
+		if len(chunks) == 1 {
+			chunks[0].Retain()
+			cols[i] = chunks[0]
+			continue
+		}
+		if len(chunks) == 0 {
+			cols[i] = array.MakeArrayOfNull(memoryAllocator, tbl.Schema().Field(i).Type, 0)
+			continue
+		}
+		c, err := array.Concatenate(chunks, memoryAllocator)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = c
+	}
+	return array.NewRecordBatch(tbl.Schema(), cols, tbl.NumRows()), nil
+}
+
+var memoryAllocator = memory.DefaultAllocator
+
+// RunOnDuckDB runs a query on DuckDB alone (the oracle, and the baseline of
+// benchmarks).
+func (e *Engine) RunOnDuckDB(ctx context.Context, query string) (*Result, error) {
+	return e.fallback(ctx, query)
+}
+
+// DropCache empties the device column cache.
+func (e *Engine) DropCache() {
+	if e.exec != nil {
+		e.exec.Cache.Invalidate(e.tables.ID(), "")
+	}
+}
+
+// DuckDBSetting reads a DuckDB setting ("threads", ...), or "?" on error.
+func (e *Engine) DuckDBSetting(ctx context.Context, name string) string {
+	var v string
+	if err := e.db.QueryRowContext(ctx, "SELECT current_setting(?)", name).Scan(&v); err != nil {
+		return "?"
+	}
+	return v
+}
+
+// RunPlan runs a Substrait plan (binary or JSON) whose tables are in the
+// engine's database. Without SQL there is nothing to hand DuckDB yet, so
+// what the device cannot run is an error naming the reason (per-subtree
+// fallback of Substrait input comes with the fallback engine's next step).
+func (e *Engine) RunPlan(ctx context.Context, data []byte) (*Result, error) {
+	if e.dev == nil {
+		return nil, fmt.Errorf("cannot run a Substrait plan without a device: %s", e.NoDeviceReason)
+	}
+	start := time.Now()
+	pb, err := substrait.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := substrait.Load(pb)
+	if err != nil {
+		return nil, err
+	}
+	root, err := translate.Translate(loaded)
+	if err != nil {
+		return nil, err
+	}
+	names := loaded.Names
+	if len(names) == 0 {
+		for i := range root.OutputTypes() {
+			names = append(names, fmt.Sprintf("col%d", i))
+		}
+	}
+	planNanos := time.Since(start).Nanoseconds()
+	rec, st, err := e.exec.Run(ctx, root, names)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Record: rec, Where: e.where(), Plan: physical.Explain(root, e.where().tag()),
+		Stats: st, PlanNanos: planNanos, ExecNanos: st.ExecNanos}, nil
+}

@@ -1,0 +1,324 @@
+// Package duckdbbridge connects rigel to DuckDB: it turns DuckDB's optimized
+// logical plans (json_serialize_plan) into Substrait plans (ProducePlan) and
+// streams DuckDB tables to rigel's scans as Arrow record batches (Tables).
+package duckdbbridge
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/duckdb/duckdb-go/v2"
+	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
+)
+
+// ErrUnsupported is wrapped by every error that reports a query the producer
+// cannot express yet (an operator, expression, function or type); the
+// engine then runs the query elsewhere and shows the message as the reason.
+// Messages are one line, for example
+// "duckdb plan: LOGICAL_COMPARISON_JOIN (INNER) is not supported by the producer yet".
+var ErrUnsupported = errors.New("not supported by the DuckDB plan producer")
+
+type unsupportedError struct{ what string }
+
+func (e *unsupportedError) Error() string {
+	return "duckdb plan: " + e.what + " is not supported by the producer yet"
+}
+
+func (e *unsupportedError) Is(target error) bool { return target == ErrUnsupported }
+
+func unsupported(format string, args ...any) error {
+	return &unsupportedError{what: fmt.Sprintf(format, args...)}
+}
+
+// DuckDBError is an error DuckDB reported while binding or planning the
+// query (a syntax error, an unknown column...). Error returns DuckDB's
+// message unchanged.
+type DuckDBError struct {
+	Type    string // DuckDB's error type, e.g. "binder", "parser"
+	Message string
+}
+
+func (e *DuckDBError) Error() string { return e.Message }
+
+// planOptimizers are the DuckDB optimizers switched off while taking a plan,
+// because their output has no meaning in Substrait or breaks DuckDB's plan
+// serialization:
+//
+//   - compressed_materialization inserts __internal_compress_* and
+//     __internal_decompress_* calls around materializing operators: DuckDB
+//     internal functions with no Substrait counterpart.
+//   - in_clause turns large IN lists into a mark join against a collection
+//     of constants; kept as an IN list, the predicate maps to Substrait's
+//     SingularOrList.
+//   - materialized_cte materializes CTEs into LOGICAL_MATERIALIZED_CTE /
+//     CTE_REF operators; Substrait has no shared-subplan reference in the
+//     plans rigel consumes, so CTEs stay inlined.
+//   - common_subplan folds repeated subplans into a materialized CTE, for
+//     the same reason.
+//   - late_materialization rewrites TOP_N/LIMIT queries into a join that
+//     re-fetches columns by row id; Substrait has no row ids.
+//   - build_side_probe_side swaps join children to choose the hash table
+//     side: a physical decision that rigel makes itself, and in DuckDB 1.5.3
+//     json_serialize_plan fails on plans it changed ("Failed to bind column
+//     reference ...: inequal types", TPC-H Q7, Q8, Q9, Q21).
+//   - top_n merges ORDER BY + LIMIT into LOGICAL_TOP_N; in DuckDB 1.5.3
+//     json_serialize_plan fails on TOP_N over filtered scans (its dynamic
+//     filter pushdown; TPC-H Q2). Without it the plan has ORDER_BY + LIMIT,
+//     which become the same SortRel + FetchRel that TOP_N would.
+//
+// deliminator stays on: it removes most delim joins of correlated
+// subqueries.
+var planOptimizers = []string{
+	"compressed_materialization", "in_clause", "materialized_cte", "common_subplan",
+	"late_materialization", "build_side_probe_side", "top_n",
+}
+
+// planMu serializes plan production: disabled_optimizers is a global DuckDB
+// setting (it cannot be set per connection), so two producers changing and
+// restoring it at the same time would undo each other. While a plan is being
+// taken, other connections of the same database also run with these
+// optimizers off: their results are the same, only possibly slower.
+var planMu sync.Mutex
+
+// ProducePlan asks DuckDB for the optimized logical plan of query and
+// converts it into a Substrait plan with one root whose names are the
+// query's output column names.
+//
+// Plans are built as raw protobuf messages rather than through
+// substrait-go's plan builder, because the builder derives output types
+// from the extension YAMLs and those differ from DuckDB's in places (DuckDB
+// types sum(integer) as HUGEINT, avg(decimal) as DOUBLE, decimal products by
+// its own width rules). Every expression carries exactly the type DuckDB
+// wrote in its plan; functions are checked against substrait-go's standard
+// extension collection as they are added.
+//
+// The plan reflects the data at the time it is taken: DuckDB's optimizer
+// uses table statistics (it replaces a scan of an empty table by an empty
+// result and drops filters that statistics prove always true), so a plan
+// must be produced again after the tables change.
+//
+// Errors: a SQL error is a *DuckDBError with DuckDB's message unchanged; a
+// query the producer cannot express wraps ErrUnsupported.
+func ProducePlan(ctx context.Context, conn *sql.Conn, query string) (*pb.Plan, error) {
+	text, err := serializePlan(ctx, conn, query)
+	if err != nil {
+		return nil, err
+	}
+	dp, err := parseDuckPlan(text)
+	if err != nil {
+		return nil, err
+	}
+	if dp.Error {
+		// Preparing the query reports the same error with DuckDB's full
+		// text ("Binder Error: ... LINE 1: ..."), exactly as database/sql
+		// users see it; the plan JSON carries only the bare message.
+		msg := dp.ErrorMessage
+		if _, perr := prepareNames(ctx, conn, query); perr != nil {
+			var de *duckdb.Error
+			if errors.As(perr, &de) {
+				msg = de.Error()
+			}
+		}
+		return nil, &DuckDBError{Type: dp.ErrorType, Message: msg}
+	}
+	if len(dp.Plans) != 1 {
+		return nil, fmt.Errorf("duckdb plan: the query has %d statements, want exactly one", len(dp.Plans))
+	}
+	names, err := outputNames(ctx, conn, query)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := newExtRegistry()
+	if err != nil {
+		return nil, err
+	}
+	p := &producer{ctx: ctx, conn: conn, reg: reg, tables: map[string]*tableInfo{}}
+	root, out, err := p.rel(dp.Plans[0])
+	if err != nil {
+		return nil, err
+	}
+	if len(names) != len(out) {
+		return nil, fmt.Errorf("duckdb plan: the plan has %d output columns but the query has %d", len(out), len(names))
+	}
+	return &pb.Plan{
+		Version:       &pb.Version{MajorNumber: 0, MinorNumber: 85, Producer: "rigel duckdb-bridge"},
+		ExtensionUrns: reg.urns,
+		Extensions:    reg.decls,
+		Relations: []*pb.PlanRel{{RelType: &pb.PlanRel_Root{Root: &pb.RelRoot{
+			Input: root, Names: names,
+		}}}},
+	}, nil
+}
+
+// producer holds the state of one conversion.
+type producer struct {
+	ctx       context.Context
+	conn      *sql.Conn
+	reg       *extRegistry
+	tables    map[string]*tableInfo
+	defaultDB string
+}
+
+// serializePlan runs json_serialize_plan with planOptimizers disabled and
+// restores the previous disabled_optimizers setting afterwards.
+func serializePlan(ctx context.Context, conn *sql.Conn, query string) (text string, err error) {
+	planMu.Lock()
+	defer planMu.Unlock()
+	var prev string
+	if err := conn.QueryRowContext(ctx, "SELECT current_setting('disabled_optimizers')").Scan(&prev); err != nil {
+		return "", fmt.Errorf("duckdb plan: reading disabled_optimizers: %w", err)
+	}
+	want := []string{}
+	for _, o := range strings.Split(prev, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			want = append(want, o)
+		}
+	}
+	for _, o := range planOptimizers {
+		if !slices.Contains(want, o) {
+			want = append(want, o)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "SET disabled_optimizers = "+sqlString(strings.Join(want, ","))); err != nil {
+		return "", fmt.Errorf("duckdb plan: setting disabled_optimizers: %w", err)
+	}
+	defer func() {
+		// Restore even when the context is cancelled: the setting is global.
+		restore := "SET disabled_optimizers = " + sqlString(prev)
+		if prev == "" {
+			restore = "RESET disabled_optimizers"
+		}
+		if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), restore); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("duckdb plan: restoring disabled_optimizers: %w", rerr))
+		}
+	}()
+	// The query goes in as a string literal: json_serialize_plan needs a
+	// constant VARCHAR, which a bound parameter is not. The JSON result is read
+	// as text: decoded by the driver, 64-bit numbers would lose digits.
+	if err := conn.QueryRowContext(ctx, "SELECT CAST(json_serialize_plan("+sqlString(query)+", optimize := true) AS VARCHAR)").Scan(&text); err != nil {
+		return "", fmt.Errorf("duckdb plan: json_serialize_plan: %w", err)
+	}
+	return text, nil
+}
+
+// outputNames prepares the query (without running it) to read its output
+// column names, which the plan JSON does not carry.
+func outputNames(ctx context.Context, conn *sql.Conn, query string) ([]string, error) {
+	names, err := prepareNames(ctx, conn, query)
+	if err != nil {
+		return nil, fmt.Errorf("duckdb plan: output column names: %w", err)
+	}
+	return names, nil
+}
+
+func prepareNames(ctx context.Context, conn *sql.Conn, query string) ([]string, error) {
+	var names []string
+	err := conn.Raw(func(dc any) error {
+		pc, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("duckdb plan: the connection is not a DuckDB connection")
+		}
+		st, err := pc.PrepareContext(ctx, query)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		ds, ok := st.(*duckdb.Stmt)
+		if !ok {
+			return fmt.Errorf("duckdb plan: the connection is not a DuckDB connection")
+		}
+		n, err := ds.ColumnCount()
+		if err != nil {
+			return err
+		}
+		for i := 0; i < n; i++ {
+			name, err := ds.ColumnName(i)
+			if err != nil {
+				return err
+			}
+			names = append(names, name)
+		}
+		return nil
+	})
+	return names, err
+}
+
+// sqlString quotes s as a SQL string literal.
+func sqlString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// sqlIdent quotes s as a SQL identifier.
+func sqlIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// tableInfo is what a scan needs to know about a table.
+type tableInfo struct {
+	name           string   // for messages
+	names          []string // column names
+	cols           []colType
+	substraitNames []string // NamedTable names
+}
+
+// table looks a scanned table up in DuckDB's catalog for the NOT NULL
+// constraints the plan does not carry; names and types come from the plan
+// and must agree with the catalog.
+func (p *producer) table(fd *duckScanData, names []string, types []duckType) (*tableInfo, error) {
+	key := fd.Catalog + "\x00" + fd.Schema + "\x00" + fd.Table
+	if t, ok := p.tables[key]; ok {
+		return t, nil
+	}
+	full := fd.Catalog + "." + fd.Schema + "." + fd.Table
+	if len(names) != len(types) || len(names) == 0 {
+		return nil, fmt.Errorf("duckdb plan: scan of %s lists %d column names and %d types", full, len(names), len(types))
+	}
+	if p.defaultDB == "" {
+		if err := p.conn.QueryRowContext(p.ctx, "SELECT current_database()").Scan(&p.defaultDB); err != nil {
+			return nil, fmt.Errorf("duckdb plan: current database: %w", err)
+		}
+	}
+	rows, err := p.conn.QueryContext(p.ctx, `SELECT column_name, is_nullable FROM duckdb_columns()
+		WHERE database_name = ? AND schema_name = ? AND table_name = ? ORDER BY column_index`,
+		fd.Catalog, fd.Schema, fd.Table)
+	if err != nil {
+		return nil, fmt.Errorf("duckdb plan: catalog of %s: %w", full, err)
+	}
+	defer rows.Close()
+	t := &tableInfo{name: full, names: names}
+	for i := 0; rows.Next(); i++ {
+		var name string
+		var nullable bool
+		if err := rows.Scan(&name, &nullable); err != nil {
+			return nil, fmt.Errorf("duckdb plan: catalog of %s: %w", full, err)
+		}
+		if i >= len(names) || name != names[i] {
+			return nil, fmt.Errorf("duckdb plan: catalog of %s does not match the plan's columns %v", full, names)
+		}
+		t.cols = append(t.cols, colType{duck: types[i], nullable: nullable})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("duckdb plan: catalog of %s: %w", full, err)
+	}
+	if len(t.cols) != len(names) {
+		return nil, fmt.Errorf("duckdb plan: catalog of %s has %d columns, the plan %d", full, len(t.cols), len(names))
+	}
+	// Tables of the default database's main schema are named by their bare
+	// name (what Tables.TableSchema takes); others are qualified.
+	switch {
+	case fd.Catalog == p.defaultDB && fd.Schema == "main":
+		t.substraitNames = []string{fd.Table}
+	case fd.Catalog == p.defaultDB:
+		t.substraitNames = []string{fd.Schema, fd.Table}
+	default:
+		t.substraitNames = []string{fd.Catalog, fd.Schema, fd.Table}
+	}
+	p.tables[key] = t
+	return t, nil
+}

@@ -1,0 +1,265 @@
+package duckdbbridge
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rigel-db/rigel/fallback"
+	"github.com/rigel-db/rigel/physical"
+)
+
+// Tables reads DuckDB tables for rigel's scans (physical.TableSource).
+//
+// Table names are "table", "schema.table" or "catalog.schema.table" (the
+// NamedTable names ProducePlan writes, joined with dots); a bare name is
+// looked up in the current database's current schema. Table and column
+// names match case-insensitively, as in DuckDB's SQL; an exact match wins
+// over a case-insensitive one.
+//
+// Arrow types are exactly those duckdb-go's Arrow API produces (the schema
+// is read from a zero-row query): DECIMAL is decimal128(p, s), DATE date32,
+// VARCHAR utf8 (string_view only when the connection's
+// produce_arrow_string_view setting asks for it), TIMESTAMP timestamp[us],
+// HUGEINT decimal128(38, 0). Field nullability comes from the catalog (NOT
+// NULL columns are not nullable).
+type Tables struct {
+	db *sql.DB
+	id string
+}
+
+var _ physical.TableSource = (*Tables)(nil)
+
+// NewTables reads tables of db; id names the database (its file path) in
+// cache keys and messages.
+func NewTables(db *sql.DB, id string) *Tables { return &Tables{db: db, id: id} }
+
+// ID names the source.
+func (t *Tables) ID() string { return t.id }
+
+// tableRef is a resolved table: its exact catalog, schema and name.
+type tableRef struct{ catalog, schema, name string }
+
+func (r tableRef) sql() string {
+	return sqlIdent(r.catalog) + "." + sqlIdent(r.schema) + "." + sqlIdent(r.name)
+}
+
+// resolve finds the table a (possibly qualified) name designates.
+func (t *Tables) resolve(ctx context.Context, table string) (tableRef, error) {
+	parts := strings.Split(table, ".")
+	if table == "" || len(parts) > 3 {
+		return tableRef{}, fmt.Errorf("duckdb tables: invalid table name %q", table)
+	}
+	var catalog, schema any // nil: the current database/schema
+	switch len(parts) {
+	case 2:
+		schema = parts[0]
+	case 3:
+		catalog, schema = parts[0], parts[1]
+	}
+	name := parts[len(parts)-1]
+	rows, err := t.db.QueryContext(ctx, `SELECT database_name, schema_name, table_name FROM duckdb_tables()
+		WHERE lower(database_name) = lower(coalesce(?, current_database()))
+		  AND lower(schema_name) = lower(coalesce(?, current_schema()))
+		  AND lower(table_name) = lower(?)`, catalog, schema, name)
+	if err != nil {
+		return tableRef{}, fmt.Errorf("duckdb tables: looking up table %q: %w", table, err)
+	}
+	defer rows.Close()
+	var found []tableRef
+	for rows.Next() {
+		var r tableRef
+		if err := rows.Scan(&r.catalog, &r.schema, &r.name); err != nil {
+			return tableRef{}, fmt.Errorf("duckdb tables: looking up table %q: %w", table, err)
+		}
+		found = append(found, r)
+	}
+	if err := rows.Err(); err != nil {
+		return tableRef{}, fmt.Errorf("duckdb tables: looking up table %q: %w", table, err)
+	}
+	switch len(found) {
+	case 0:
+		return tableRef{}, fmt.Errorf("duckdb tables: table %q does not exist in %s", table, t.id)
+	case 1:
+		return found[0], nil
+	}
+	for _, r := range found {
+		if r.name == name {
+			return r, nil
+		}
+	}
+	return tableRef{}, fmt.Errorf("duckdb tables: table name %q is ambiguous (%d tables differ only in case)", table, len(found))
+}
+
+// catalogColumn is one column of a table as the catalog describes it.
+type catalogColumn struct {
+	name     string
+	nullable bool
+}
+
+func (t *Tables) columns(ctx context.Context, r tableRef) ([]catalogColumn, error) {
+	rows, err := t.db.QueryContext(ctx, `SELECT column_name, is_nullable FROM duckdb_columns()
+		WHERE database_name = ? AND schema_name = ? AND table_name = ? ORDER BY column_index`,
+		r.catalog, r.schema, r.name)
+	if err != nil {
+		return nil, fmt.Errorf("duckdb tables: columns of %s: %w", r.name, err)
+	}
+	defer rows.Close()
+	var cols []catalogColumn
+	for rows.Next() {
+		var c catalogColumn
+		if err := rows.Scan(&c.name, &c.nullable); err != nil {
+			return nil, fmt.Errorf("duckdb tables: columns of %s: %w", r.name, err)
+		}
+		cols = append(cols, c)
+	}
+	return cols, rows.Err()
+}
+
+// TableSchema returns the table's columns with the Arrow types that
+// ScanColumns delivers and the catalog's nullability.
+func (t *Tables) TableSchema(ctx context.Context, table string) (*arrow.Schema, error) {
+	r, err := t.resolve(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := t.columns(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.name
+	}
+	return t.arrowSchema(ctx, r, names, cols)
+}
+
+// arrowSchema reads the Arrow schema of a zero-row scan of the columns, so
+// that the types are exactly those duckdb-go produces, and applies the
+// catalog's nullability.
+func (t *Tables) arrowSchema(ctx context.Context, r tableRef, names []string, cols []catalogColumn) (*arrow.Schema, error) {
+	rr, err := fallback.RunSQL(ctx, t.db, selectSQL(r, names)+" LIMIT 0")
+	if err != nil {
+		return nil, fmt.Errorf("duckdb tables: schema of %s: %w", r.name, err)
+	}
+	defer rr.Release()
+	s := rr.Schema()
+	if s.NumFields() != len(cols) {
+		return nil, fmt.Errorf("duckdb tables: schema of %s has %d fields, want %d", r.name, s.NumFields(), len(cols))
+	}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		f := s.Field(i)
+		fields[i] = arrow.Field{Name: c.name, Type: f.Type, Nullable: c.nullable, Metadata: f.Metadata}
+	}
+	return arrow.NewSchema(fields, nil), nil
+}
+
+func selectSQL(r tableRef, names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = sqlIdent(n)
+	}
+	return "SELECT " + strings.Join(quoted, ", ") + " FROM " + r.sql()
+}
+
+// ScanColumns streams the named columns of the table, in that order. The
+// reader's schema is TableSchema's fields for those columns.
+func (t *Tables) ScanColumns(ctx context.Context, table string, columns []string) (array.RecordReader, error) {
+	if len(columns) == 0 {
+		return nil, fmt.Errorf("duckdb tables: scan of %q names no columns", table)
+	}
+	r, err := t.resolve(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	all, err := t.columns(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	picked := make([]catalogColumn, len(columns))
+	names := make([]string, len(columns))
+	for i, want := range columns {
+		c, err := findColumn(all, want)
+		if err != nil {
+			return nil, fmt.Errorf("duckdb tables: table %s: %w", r.name, err)
+		}
+		picked[i], names[i] = c, c.name
+	}
+	schema, err := t.arrowSchema(ctx, r, names, picked)
+	if err != nil {
+		return nil, err
+	}
+	rr, err := fallback.RunSQL(ctx, t.db, selectSQL(r, names))
+	if err != nil {
+		return nil, fmt.Errorf("duckdb tables: scan of %s: %w", r.name, err)
+	}
+	return &schemaReader{RecordReader: rr, schema: schema, refs: 1}, nil
+}
+
+func findColumn(cols []catalogColumn, name string) (catalogColumn, error) {
+	var ci []catalogColumn
+	for _, c := range cols {
+		if c.name == name {
+			return c, nil
+		}
+		if strings.EqualFold(c.name, name) {
+			ci = append(ci, c)
+		}
+	}
+	switch len(ci) {
+	case 0:
+		return catalogColumn{}, fmt.Errorf("column %q does not exist", name)
+	case 1:
+		return ci[0], nil
+	}
+	return catalogColumn{}, errors.New("column name " + name + " is ambiguous (columns differ only in case)")
+}
+
+// schemaReader presents duckdb-go's batches under the schema with the
+// catalog's nullability (duckdb-go marks every field nullable). The arrays
+// are shared, not copied.
+type schemaReader struct {
+	array.RecordReader
+	schema *arrow.Schema
+	cur    arrow.RecordBatch
+	refs   int64
+}
+
+func (r *schemaReader) Retain() { atomic.AddInt64(&r.refs, 1) }
+
+func (r *schemaReader) Schema() *arrow.Schema { return r.schema }
+
+func (r *schemaReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if !r.RecordReader.Next() {
+		return false
+	}
+	in := r.RecordReader.RecordBatch()
+	r.cur = array.NewRecordBatch(r.schema, in.Columns(), in.NumRows())
+	return true
+}
+
+func (r *schemaReader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Record is the older name of RecordBatch.
+func (r *schemaReader) Record() arrow.RecordBatch { return r.cur }
+
+func (r *schemaReader) Release() {
+	if atomic.AddInt64(&r.refs, -1) != 0 {
+		return
+	}
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.RecordReader.Release()
+}

@@ -1,0 +1,81 @@
+// Package fallback runs on DuckDB what rigel's device cannot run and returns
+// the result as Arrow record batches. This first version runs whole SQL
+// queries; later it takes Substrait subtrees, turns them into DuckDB SQL and
+// runs them over Arrow inputs.
+package fallback
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// RunSQL runs query on DuckDB and streams its result as Arrow record batches
+// through duckdb-go's Arrow API (one batch per DuckDB data chunk). The
+// reader holds one connection of db until it is released; the caller must
+// call Release. Errors DuckDB reports (syntax, binding, runtime) are
+// returned as duckdb-go gives them, so that Error() is DuckDB's message
+// unchanged.
+func RunSQL(ctx context.Context, db *sql.DB, query string, args ...any) (array.RecordReader, error) {
+	if db == nil {
+		return nil, errors.New("fallback: no database")
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fallback: opening a DuckDB connection: %w", err)
+	}
+	var rr array.RecordReader
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(driver.Conn)
+		if !ok {
+			return errors.New("fallback: the database is not a DuckDB database")
+		}
+		a, err := duckdb.NewArrowFromConn(c)
+		if err != nil {
+			return fmt.Errorf("fallback: %w", err)
+		}
+		rr, err = a.QueryContext(ctx, query, args...)
+		return err
+	})
+	if err != nil {
+		return nil, errors.Join(err, closeQuietly(conn))
+	}
+	// The reader keeps using the driver connection after Raw returns. That
+	// is safe because the *sql.Conn is not returned to the pool (nobody
+	// else can use the connection) until the reader is released.
+	return &connReader{RecordReader: rr, conn: conn, refs: 1}, nil
+}
+
+func closeQuietly(c *sql.Conn) error {
+	if err := c.Close(); err != nil && !errors.Is(err, sql.ErrConnDone) {
+		return err
+	}
+	return nil
+}
+
+// connReader is a RecordReader that returns its connection to the pool when
+// its last reference is released.
+type connReader struct {
+	array.RecordReader
+	conn *sql.Conn
+	refs int64
+}
+
+func (r *connReader) Retain() {
+	atomic.AddInt64(&r.refs, 1)
+	r.RecordReader.Retain()
+}
+
+func (r *connReader) Release() {
+	n := atomic.AddInt64(&r.refs, -1)
+	r.RecordReader.Release()
+	if n == 0 {
+		_ = closeQuietly(r.conn)
+	}
+}

@@ -1,0 +1,89 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Errors every Device reports the same way, so that the engine can react
+// (fall back, split, tell the user) with errors.Is.
+var (
+	// ErrOverflow: an integer or decimal result did not fit its type.
+	ErrOverflow = errors.New("numeric overflow")
+	// ErrOutOfMemory: the device could not allocate what the operation needs.
+	ErrOutOfMemory = errors.New("out of device memory")
+	// ErrUnsupported: the device cannot run this operation (yet); the engine
+	// may run it elsewhere. Wrap it with the reason.
+	ErrUnsupported = errors.New("not supported on this device")
+	// ErrNoDevice: no usable GPU (driver, library or card missing).
+	ErrNoDevice = errors.New("no GPU available")
+)
+
+// Column is a device-resident column produced by one Device and usable only
+// with that Device. Release frees its memory; a released column must not be
+// used again.
+type Column interface {
+	Type() Type
+	Len() int
+	// Dictionary returns the sorted dictionary of a Dict column (nil otherwise).
+	Dictionary() *array.String
+	Release()
+}
+
+// Info describes a device for `rigel doctor` and EXPLAIN.
+type Info struct {
+	Name        string // "cuda" or "host"
+	Model       string // e.g. "NVIDIA H100 80GB HBM3"
+	Driver      string // driver version, where there is one
+	Compiler    string // NVRTC version and library path, where there is one
+	Arch        string // e.g. "sm_90"
+	TotalMemory int64  // bytes
+	FreeMemory  int64  // bytes
+	KernelCache string // folder of the on-disk kernel cache
+	Multiprocs  int
+}
+
+// Stats counts what a device did, for benchmarks and tests. Devices add to
+// it; callers read and reset it.
+type Stats struct {
+	BytesUploaded   int64 // host -> device
+	BytesDownloaded int64 // device -> host
+	KernelLaunches  int64
+	KernelsCompiled int64 // cache misses that ran the compiler
+	DeviceNanos     int64 // time spent in kernels, from device events
+}
+
+// Device runs the kernel IR over its own columns. Methods may be called from
+// any goroutine; a Device serializes what must be serialized.
+type Device interface {
+	Info() Info
+
+	// Upload copies an Arrow array into device memory. Strings (utf8, large
+	// utf8) are dictionary-encoded (see EncodeDictionary); booleans widen to
+	// one byte a value; decimal128 arrays with precision <= 18 become
+	// Decimal64. Arrays of other types give ErrUnsupported.
+	Upload(ctx context.Context, arr arrow.Array) (Column, error)
+
+	// Run executes a pipeline over equally long input columns whose types
+	// match p.Inputs, and returns its output columns (p.OutputTypes()).
+	Run(ctx context.Context, p *Pipeline, inputs []Column) ([]Column, error)
+
+	// Sort returns the columns reordered by keys (stable). With limit > 0
+	// only the first limit rows are returned.
+	Sort(ctx context.Context, cols []Column, keys []SortKey, limit int) ([]Column, error)
+
+	// Download copies a column back into an Arrow array of the type that
+	// ArrowType gives: Dict becomes utf8, Bool becomes boolean, decimals
+	// become decimal128(precision, scale).
+	Download(ctx context.Context, col Column) (arrow.Array, error)
+
+	// Stats returns the counters since the last ResetStats.
+	Stats() Stats
+	ResetStats()
+
+	// Close frees every resource of the device; its columns become invalid.
+	Close() error
+}

@@ -1,0 +1,175 @@
+package devicetest
+
+import (
+	"context"
+	"math"
+	"math/big"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+func pow10(n int64) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(n), nil) }
+
+// roundTripValues gives, per Arrow type, values that include the extremes.
+func roundTripValues() []struct {
+	dt   arrow.DataType
+	vals []any
+} {
+	max38 := new(big.Int).Sub(pow10(38), big.NewInt(1))
+	return []struct {
+		dt   arrow.DataType
+		vals []any
+	}{
+		{Bool, []any{true, false, true}},
+		{I8, []any{int64(-128), int64(127), int64(0), int64(-1)}},
+		{I16, []any{int64(-32768), int64(32767), int64(5)}},
+		{I32, []any{int64(math.MinInt32), int64(math.MaxInt32), int64(-7)}},
+		{I64, []any{int64(math.MinInt64), int64(math.MaxInt64), int64(42)}},
+		{F32, []any{float64(float32(1.5)), float64(float32(-3.25e30)), math.Inf(1), 0.0}},
+		{F64, []any{1.5, -2.5e300, math.Inf(-1), 5e-324}},
+		{Date, []any{"1970-01-01", "1998-12-01", "1900-02-28", "2400-02-29", int64(-1)}},
+		{Dec(15, 2), []any{int64(999999999999999), int64(-999999999999999), int64(-5), int64(0)}},
+		{Dec(18, 0), []any{int64(999999999999999999), int64(-999999999999999999)}},
+		{Dec(38, 6), []any{max38, new(big.Int).Neg(max38), big.NewInt(-1), big.NewInt(123456789)}},
+		{Dec(20, 3), []any{new(big.Int).Mul(pow10(19), big.NewInt(9)), big.NewInt(-100000)}},
+		{String, []any{"b", "a", "", "MAIL", "a", "é", "b"}},
+		{LString, []any{"x", "y", "x"}},
+	}
+}
+
+func roundTripCases() []testCase {
+	return []testCase{
+		{"roundtrip/every_kind", testRoundTrip},
+		{"roundtrip/decimal64_arrow", testRoundTripDecimal64Arrow},
+		{"roundtrip/dict_codes", testDictCodes},
+		{"roundtrip/stats", testStats},
+	}
+}
+
+func testRoundTrip(t *testing.T, dev gpu.Device) {
+	for _, rt := range roundTripValues() {
+		variants := map[string][]any{
+			"plain":   rt.vals,
+			"nulls":   append(append([]any{nil}, rt.vals...), nil),
+			"empty":   {},
+			"allnull": {nil, nil},
+		}
+		for name, vals := range variants {
+			t.Run(rt.dt.String()+"/"+name, func(t *testing.T) {
+				arr := MakeArray(rt.dt, vals...)
+				want := RowStrings([]arrow.Array{arr})
+				wantType, err := gpu.TypeOf(rt.dt, arr.NullN() > 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				col := Upload(t, dev, arr)
+				defer col.Release()
+				got := col.Type()
+				if got.Kind != wantType.Kind || got.Precision != wantType.Precision || got.Scale != wantType.Scale {
+					t.Fatalf("uploaded type %s, want %s", got, wantType)
+				}
+				if wantType.Nullable && !got.Nullable {
+					t.Fatalf("uploaded type %s is not nullable, but the array has nulls", got)
+				}
+				if col.Len() != len(vals) {
+					t.Fatalf("Len() = %d, want %d", col.Len(), len(vals))
+				}
+				if (got.Kind == gpu.Dict) != (col.Dictionary() != nil) {
+					t.Fatalf("Dictionary() = %v for kind %s", col.Dictionary(), got.Kind)
+				}
+				if err := EqualRows(Rows(t, dev, []gpu.Column{col}), want, true, 0); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+func testRoundTripDecimal64Arrow(t *testing.T, dev gpu.Device) {
+	dt := &arrow.Decimal64Type{Precision: 10, Scale: 3}
+	b := array.NewDecimal64Builder(memory.DefaultAllocator, dt)
+	defer b.Release()
+	b.Append(decimal.Decimal64(-1234567))
+	b.AppendNull()
+	b.Append(decimal.Decimal64(9999999999))
+	col := Upload(t, dev, b.NewArray())
+	defer col.Release()
+	if ty := col.Type(); ty.Kind != gpu.Decimal64 || ty.Precision != 10 || ty.Scale != 3 {
+		t.Fatalf("type %s, want decimal64(10,3)?", ty)
+	}
+	want := []string{"-1234.567", NullCell, "9999999.999"}
+	if err := EqualRows(Rows(t, dev, []gpu.Column{col}), want, true, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testDictCodes checks that the dictionary is sorted and that codes index
+// it: filtering on code k keeps exactly the rows holding the k-th string.
+func testDictCodes(t *testing.T, dev gpu.Device) {
+	vals := []any{"SHIP", "AIR", nil, "MAIL", "AIR", "REG AIR", "SHIP"}
+	col := Upload(t, dev, MakeArray(String, vals...))
+	defer col.Release()
+	dict := col.Dictionary()
+	if dict == nil {
+		t.Fatal("no dictionary")
+	}
+	wantDict := []string{"AIR", "MAIL", "REG AIR", "SHIP"}
+	if dict.Len() != len(wantDict) {
+		t.Fatalf("dictionary has %d values, want %d", dict.Len(), len(wantDict))
+	}
+	for i, w := range wantDict {
+		if dict.Value(i) != w {
+			t.Fatalf("dictionary[%d] = %q, want %q", i, dict.Value(i), w)
+		}
+	}
+	ty := col.Type()
+	for code, w := range wantDict {
+		p := &gpu.Pipeline{
+			Inputs:  []gpu.Type{ty},
+			Filter:  gpu.Call(gpu.OpEq, N(TBool), gpu.Col(0, ty), gpu.Const(TDict, gpu.Value{I64: int64(code)})),
+			Project: []*gpu.Expr{gpu.Col(0, ty)},
+			Sink:    gpu.SinkMaterialize,
+		}
+		var want []string
+		for _, v := range vals {
+			if v == w {
+				want = append(want, S(w))
+			}
+		}
+		if err := EqualRows(RunPipeline(t, dev, p, []gpu.Column{col}), want, true, 0); err != nil {
+			t.Fatalf("code %d: %v", code, err)
+		}
+	}
+}
+
+// testStats checks that uploads and downloads are counted.
+func testStats(t *testing.T, dev gpu.Device) {
+	dev.ResetStats()
+	vals := make([]any, 1000)
+	for i := range vals {
+		vals[i] = int64(i)
+	}
+	col := Upload(t, dev, MakeArray(I64, vals...))
+	defer col.Release()
+	if s := dev.Stats(); s.BytesUploaded < 8000 {
+		t.Fatalf("BytesUploaded = %d after uploading 1000 int64, want >= 8000", s.BytesUploaded)
+	}
+	arr, err := dev.Download(context.Background(), col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arr.Release()
+	if s := dev.Stats(); s.BytesDownloaded < 8000 {
+		t.Fatalf("BytesDownloaded = %d after downloading 1000 int64, want >= 8000", s.BytesDownloaded)
+	}
+	dev.ResetStats()
+	if s := dev.Stats(); s.BytesUploaded != 0 || s.BytesDownloaded != 0 {
+		t.Fatalf("after ResetStats: %+v", s)
+	}
+}

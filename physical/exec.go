@@ -1,0 +1,195 @@
+package physical
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// Executor runs physical plans on one device, reading tables through a
+// source and keeping their columns in a cache.
+type Executor struct {
+	Dev    gpu.Device
+	Source TableSource
+	Cache  *ColumnCache
+}
+
+// RunStats says what one run did.
+type RunStats struct {
+	Scan      ScanStats
+	Device    gpu.Stats
+	ExecNanos int64 // wall time of the run, download included
+}
+
+// Run executes the plan and returns its result as one Arrow record whose
+// columns carry names (which must match the root's width).
+func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.RecordBatch, *RunStats, error) {
+	start := time.Now()
+	st := &RunStats{}
+	x.Dev.ResetStats()
+	r := &run{x: x, st: st}
+	defer r.releaseAll()
+
+	var slice *Slice
+	if s, ok := root.(*Slice); ok {
+		slice, root = s, s.Input
+	}
+	cols, err := r.node(ctx, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	types := root.OutputTypes()
+	if len(names) != len(cols) {
+		return nil, nil, fmt.Errorf("result has %d columns but %d names", len(cols), len(names))
+	}
+	fields := make([]arrow.Field, len(cols))
+	arrays := make([]arrow.Array, len(cols))
+	defer func() {
+		for _, a := range arrays {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, c := range cols {
+		a, err := x.Dev.Download(ctx, c)
+		if err != nil {
+			return nil, nil, fmt.Errorf("download result column %s: %w", names[i], err)
+		}
+		arrays[i] = a
+		fields[i] = arrow.Field{Name: names[i], Type: a.DataType(), Nullable: types[i].Nullable}
+	}
+	rows := int64(0)
+	if len(arrays) > 0 {
+		rows = int64(arrays[0].Len())
+	}
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrays, rows)
+	if slice != nil {
+		lo := min(slice.Offset, rows)
+		hi := rows
+		if slice.Count >= 0 {
+			hi = min(lo+slice.Count, rows)
+		}
+		sliced := rec.NewSlice(lo, hi)
+		rec.Release()
+		rec = sliced
+	}
+	st.Device = x.Dev.Stats()
+	st.ExecNanos = time.Since(start).Nanoseconds()
+	return rec, st, nil
+}
+
+// run holds the intermediates of one execution, freed at its end.
+type run struct {
+	x     *Executor
+	st    *RunStats
+	owned []gpu.Column
+}
+
+func (r *run) releaseAll() {
+	for _, c := range r.owned {
+		c.Release()
+	}
+	r.owned = nil
+}
+
+func (r *run) keep(cols []gpu.Column) []gpu.Column {
+	r.owned = append(r.owned, cols...)
+	return cols
+}
+
+func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch x := n.(type) {
+	case *Scan:
+		return r.x.Cache.get(ctx, r.x.Dev, r.x.Source, x, &r.st.Scan)
+	case *Pipeline:
+		in, err := r.node(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		out, err := r.x.Dev.Run(ctx, x.Pipe, in)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+		}
+		return r.keep(out), nil
+	case *Sort:
+		in, err := r.node(ctx, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		out, err := r.x.Dev.Sort(ctx, in, x.Keys, x.Limit)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+		}
+		return r.keep(out), nil
+	case *Values:
+		return r.values(ctx, x)
+	case *Slice:
+		return nil, fmt.Errorf("%s: a slice below the root of a plan: %w", x.Describe(), gpu.ErrUnsupported)
+	}
+	return nil, fmt.Errorf("physical node %T: %w", n, gpu.ErrUnsupported)
+}
+
+// values uploads a constant table.
+func (r *run) values(ctx context.Context, v *Values) ([]gpu.Column, error) {
+	out := make([]gpu.Column, len(v.Types))
+	for j, t := range v.Types {
+		b := array.NewBuilder(memory.DefaultAllocator, gpu.ArrowType(t))
+		for _, row := range v.Rows {
+			appendValue(b, t, row[j])
+		}
+		arr := b.NewArray()
+		b.Release()
+		col, err := r.x.Dev.Upload(ctx, arr)
+		arr.Release()
+		if err != nil {
+			return nil, fmt.Errorf("values column %d: %w", j, err)
+		}
+		out[j] = col
+		r.keep([]gpu.Column{col})
+	}
+	return out, nil
+}
+
+func appendValue(b array.Builder, t gpu.Type, v gpu.Value) {
+	if v.Null {
+		b.AppendNull()
+		return
+	}
+	switch bb := b.(type) {
+	case *array.BooleanBuilder:
+		bb.Append(v.I64 != 0)
+	case *array.Int8Builder:
+		bb.Append(int8(v.I64))
+	case *array.Int16Builder:
+		bb.Append(int16(v.I64))
+	case *array.Int32Builder:
+		bb.Append(int32(v.I64))
+	case *array.Int64Builder:
+		bb.Append(v.I64)
+	case *array.Float32Builder:
+		bb.Append(float32(v.F64))
+	case *array.Float64Builder:
+		bb.Append(v.F64)
+	case *array.Date32Builder:
+		bb.Append(arrow.Date32(v.I64))
+	case *array.Decimal128Builder:
+		n := v.I128
+		if t.Kind == gpu.Decimal64 || n == nil {
+			n = big.NewInt(v.I64)
+		}
+		bb.Append(decimal128.FromBigInt(n))
+	default:
+		b.AppendNull()
+	}
+}

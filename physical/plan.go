@@ -1,0 +1,120 @@
+// Package physical runs physical plans (trees of Nodes) on a gpu.Device:
+// scans through a column cache, fused pipelines, sorts; it owns memory
+// accounting and the counters that benchmarks report.
+package physical
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// Node is an operator of a physical plan. Each produces a set of equally
+// long device columns.
+type Node interface {
+	OutputTypes() []gpu.Type
+	Children() []Node
+	// Describe is the one-line EXPLAIN text of the node itself.
+	Describe() string
+}
+
+// Scan reads table columns, from the device column cache when they are there.
+type Scan struct {
+	Table   string
+	Columns []string
+	Types   []gpu.Type
+}
+
+func (s *Scan) OutputTypes() []gpu.Type { return s.Types }
+func (s *Scan) Children() []Node        { return nil }
+func (s *Scan) Describe() string {
+	return fmt.Sprintf("Scan %s [%s]", s.Table, strings.Join(s.Columns, ", "))
+}
+
+// Pipeline runs one fused kernel over its input's columns.
+type Pipeline struct {
+	Input Node
+	Pipe  *gpu.Pipeline
+}
+
+func (p *Pipeline) OutputTypes() []gpu.Type { return p.Pipe.OutputTypes() }
+func (p *Pipeline) Children() []Node        { return []Node{p.Input} }
+func (p *Pipeline) Describe() string {
+	kind := "Pipeline"
+	if p.Pipe.Sink == gpu.SinkAggregate {
+		kind = "Pipeline+HashAggregate"
+	}
+	return kind + " " + p.Pipe.String()
+}
+
+// Sort orders its input; Limit > 0 keeps the first Limit rows (top-k).
+type Sort struct {
+	Input Node
+	Keys  []gpu.SortKey
+	Limit int
+}
+
+func (s *Sort) OutputTypes() []gpu.Type { return s.Input.OutputTypes() }
+func (s *Sort) Children() []Node        { return []Node{s.Input} }
+func (s *Sort) Describe() string {
+	keys := make([]string, len(s.Keys))
+	for i, k := range s.Keys {
+		dir := "asc"
+		if k.Descending {
+			dir = "desc"
+		}
+		nulls := "nulls last"
+		if k.NullsFirst {
+			nulls = "nulls first"
+		}
+		keys[i] = fmt.Sprintf("#%d %s %s", k.Col, dir, nulls)
+	}
+	d := "Sort [" + strings.Join(keys, ", ") + "]"
+	if s.Limit > 0 {
+		d += fmt.Sprintf(" limit %d", s.Limit)
+	}
+	return d
+}
+
+// Slice keeps Count rows (all when Count < 0) after skipping Offset. It runs
+// when the result is handed over, on the Arrow batch, so it copies nothing.
+type Slice struct {
+	Input  Node
+	Offset int64
+	Count  int64
+}
+
+func (s *Slice) OutputTypes() []gpu.Type { return s.Input.OutputTypes() }
+func (s *Slice) Children() []Node        { return []Node{s.Input} }
+func (s *Slice) Describe() string {
+	return fmt.Sprintf("Slice offset %d count %d", s.Offset, s.Count)
+}
+
+// Values is a constant table (a VirtualTable, or DuckDB's empty result).
+type Values struct {
+	Types []gpu.Type
+	Rows  [][]gpu.Value
+}
+
+func (v *Values) OutputTypes() []gpu.Type { return v.Types }
+func (v *Values) Children() []Node        { return nil }
+func (v *Values) Describe() string        { return fmt.Sprintf("Values %d rows", len(v.Rows)) }
+
+// Explain renders the tree, one node a line, each tagged with where it runs.
+func Explain(root Node, where string) string {
+	var b strings.Builder
+	var walk func(n Node, depth int)
+	walk = func(n Node, depth int) {
+		tag := where
+		if _, ok := n.(*Slice); ok {
+			tag = "host" // slicing an Arrow batch is bookkeeping, not compute
+		}
+		fmt.Fprintf(&b, "%s%-6s %s\n", strings.Repeat("  ", depth), "["+tag+"]", n.Describe())
+		for _, c := range n.Children() {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	return b.String()
+}

@@ -1,0 +1,22 @@
+package physical
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// TableSource is where scans get table data: a host database (DuckDB through
+// duckdb-bridge), a folder of files, or Arrow tables registered in Go.
+type TableSource interface {
+	// TableSchema returns the table's columns (names as stored, Arrow types,
+	// nullability). Names are matched case-insensitively; an unknown table is
+	// an error that names it.
+	TableSchema(ctx context.Context, table string) (*arrow.Schema, error)
+	// ScanColumns streams the named columns of the table, in that order, as
+	// Arrow record batches.
+	ScanColumns(ctx context.Context, table string, columns []string) (array.RecordReader, error)
+	// ID names the source (a database file path) for cache keys and messages.
+	ID() string
+}

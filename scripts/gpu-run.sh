@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs rigel's GPU checks on a machine with a GPU and no Go: the CUDA device
+# tests, TPC-H end to end against DuckDB at SF1, and the benchmark at SF1 and
+# SF10. Logs go to $OUT (or ./out); a short table is printed last.
+# Usage: run.sh [all|tests|bench]   (from the bundle folder)
+set -uo pipefail
+cd "$(dirname "$0")"
+what=${1:-all}
+out=${OUT:-$PWD/out}
+mkdir -p "$out"
+data=${RIGEL_DATA_DIR:-/tmp/rigel-data}
+mkdir -p "$data"
+for f in *.xz; do [ -e "$f" ] && xz -d -f -T0 "$f"; done
+chmod +x rigel *.test tpchgen-cli 2>/dev/null
+export RIGEL_TPCHGEN=$PWD/tpchgen-cli RIGEL_DATA_DIR=$data
+summary=()
+step() { # name, command...
+  local name=$1; shift
+  local t0=$(date +%s)
+  "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  summary+=("$(printf '%-28s rc=%-3s %4ss' "$name" "$rc" "$(( $(date +%s) - t0 ))")")
+  return $rc
+}
+./rigel doctor | tee "$out/doctor.log"
+if [ "$what" = all ] || [ "$what" = tests ]; then
+  step cuda-tests ./cuda.test -test.v -test.count=1
+  grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/cuda-tests.log" | tail -20
+  [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
+  RIGEL_TPCH_SF=1 step tpch-sf1-cuda ./conformance.test -test.v -test.run 'TestTPCHCuda' -test.count=1
+  grep -E '^\s*--- (FAIL|PASS)|^(FAIL|ok|PASS)' "$out/tpch-sf1-cuda.log" | tail -30
+fi
+if [ "$what" = all ] || [ "$what" = bench ]; then
+  [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
+  step bench-sf1 ./rigel bench tpch --db "$data/tpch-sf1.duckdb" --device cuda --queries 1,6 --runs 5 --out "$out/bench-sf1.md"
+  [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
+  step bench-sf10 ./rigel bench tpch --db "$data/tpch-sf10.duckdb" --device cuda --queries 1,6 --runs 5 --out "$out/bench-sf10.md"
+  cat "$out/bench-sf1.md" "$out/bench-sf10.md" 2>/dev/null
+fi
+echo; echo "== steps"; printf '%s\n' "${summary[@]}"

@@ -1,0 +1,121 @@
+// Package substrait decodes Substrait plans (binary protobuf or JSON) with
+// substrait-go, resolves their extension functions against rigel's function
+// catalogue, and rejects malformed plans with errors that name the relation
+// and the field at fault. It knows nothing of GPUs.
+package substrait
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/protobuf/encoding/protojson"
+	pb "google.golang.org/protobuf/proto"
+)
+
+// ErrMalformed marks a plan that cannot be decoded or does not hold together.
+var ErrMalformed = errors.New("malformed substrait plan")
+
+// Plan is a decoded, loaded plan: its root relation and output names.
+type Plan struct {
+	Root  plan.Rel
+	Names []string
+	Proto *proto.Plan
+}
+
+// DecodeJSON parses a plan in protobuf JSON form. Lines starting with "//"
+// before the JSON object are skipped: some producers' files carry them.
+func DecodeJSON(data []byte) (*proto.Plan, error) {
+	var kept [][]byte
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte("//")) {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	var p proto.Plan
+	if err := protojson.Unmarshal(bytes.Join(kept, []byte("\n")), &p); err != nil {
+		return nil, fmt.Errorf("%w: JSON: %v", ErrMalformed, err)
+	}
+	return &p, nil
+}
+
+// DecodeBinary parses a plan in protobuf binary form.
+func DecodeBinary(data []byte) (*proto.Plan, error) {
+	var p proto.Plan
+	if err := pb.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("%w: protobuf: %v", ErrMalformed, err)
+	}
+	return &p, nil
+}
+
+// Decode accepts either form: JSON when the first non-space byte is '{' or
+// '/', binary otherwise.
+func Decode(data []byte) (*proto.Plan, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("%w: empty input", ErrMalformed)
+	}
+	if trimmed[0] == '{' || trimmed[0] == '/' {
+		return DecodeJSON(data)
+	}
+	return DecodeBinary(data)
+}
+
+// Load turns a decoded plan into substrait-go's typed relations and checks
+// that every function it calls is in rigel's catalogue.
+//
+// plan.FromProto in substrait-go v8.1.1 never installs a subquery converter,
+// so plans with subqueries fail there; the registry is built here with one.
+func Load(p *proto.Plan) (*Plan, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: no plan", ErrMalformed)
+	}
+	coll := extensions.GetDefaultCollectionWithNoError()
+	extSet, err := extensions.GetExtensionSet(p, coll)
+	if err != nil {
+		return nil, fmt.Errorf("%w: extensions: %v", ErrMalformed, err)
+	}
+	reg := expr.NewExtensionRegistry(extSet, coll)
+	reg.SetSubqueryConverter(&plan.ExpressionConverter{ExtensionRegistry: reg})
+
+	var root *proto.RelRoot
+	for i, r := range p.Relations {
+		if rr := r.GetRoot(); rr != nil {
+			if root != nil {
+				return nil, fmt.Errorf("%w: relations[%d]: a second root relation (rigel runs plans with one root)", ErrMalformed, i)
+			}
+			root = rr
+		}
+	}
+	if root == nil {
+		return nil, fmt.Errorf("%w: relations: no root relation", ErrMalformed)
+	}
+	if root.Input == nil {
+		return nil, fmt.Errorf("%w: root: field input is not set", ErrMalformed)
+	}
+	rel, err := plan.RelFromProto(root.Input, reg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: root.input: %v", ErrMalformed, err)
+	}
+	out := &Plan{Root: rel, Names: root.Names, Proto: p}
+	if n := len(rel.RecordType().Types()); len(out.Names) != 0 && len(out.Names) < n {
+		return nil, fmt.Errorf("%w: root.names: %d names for %d output columns", ErrMalformed, len(out.Names), n)
+	}
+	if err := checkFunctions(rel, "root"); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RelName is the short name of a relation for messages ("ReadRel", ...).
+func RelName(r plan.Rel) string {
+	s := fmt.Sprintf("%T", r)
+	s = strings.TrimPrefix(s, "*plan.")
+	return s
+}

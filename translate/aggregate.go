@@ -1,0 +1,199 @@
+package translate
+
+import (
+	"fmt"
+
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/physical"
+	"github.com/rigel-db/rigel/substrait"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// aggregate lowers an AggregateRel into a pipeline with an aggregate sink
+// over its input stream, then a stream of finishing expressions over the
+// sink's output (avg = sum / count, casts to the plan's result types).
+func (t *translator) aggregate(r *plan.AggregateRel) (*stream, error) {
+	in, err := t.rel(r.Input())
+	if err != nil {
+		return nil, err
+	}
+	if in, err = t.unsliced(in); err != nil {
+		return nil, err
+	}
+	refs := r.GroupingReferences()
+	if len(refs) > 1 {
+		return nil, unsupported("AggregateRel with several grouping sets")
+	}
+	conv := exprConv{in.exprs}
+	b := &aggBuilder{}
+	var keyExprs []*gpu.Expr
+	if len(refs) == 1 {
+		groupExprs := r.GroupingExpressions()
+		for _, ref := range refs[0] {
+			if int(ref) >= len(groupExprs) {
+				return nil, fmt.Errorf("AggregateRel grouping reference %d out of range", ref)
+			}
+			g, err := conv.convert(groupExprs[ref])
+			if err != nil {
+				return nil, fmt.Errorf("AggregateRel grouping expression %d: %w", ref, err)
+			}
+			keyExprs = append(keyExprs, g)
+		}
+	}
+	for _, k := range keyExprs {
+		b.keys = append(b.keys, b.project(k))
+	}
+	var finals []func(out []*gpu.Expr) (*gpu.Expr, error)
+	for i, m := range r.Measures() {
+		f, err := b.measure(conv, m)
+		if err != nil {
+			return nil, fmt.Errorf("AggregateRel measure %d: %w", i, err)
+		}
+		finals = append(finals, f)
+	}
+	src, inputs, project, filter := prune(in.src, b.project_, in.filter)
+	pipe := &gpu.Pipeline{
+		Inputs: inputs, Filter: filter, Project: project,
+		Sink: gpu.SinkAggregate, Keys: b.keys, Aggs: b.aggs,
+	}
+	node := &physical.Pipeline{Input: src, Pipe: pipe}
+	out := identity(node)
+	sinkCols := out.exprs
+	exprs := append([]*gpu.Expr(nil), sinkCols[:len(b.keys)]...)
+	for _, f := range finals {
+		e, err := f(sinkCols)
+		if err != nil {
+			return nil, err
+		}
+		exprs = append(exprs, e)
+	}
+	out.exprs = exprs
+	return out, nil
+}
+
+type aggBuilder struct {
+	project_ []*gpu.Expr
+	keys     []int
+	aggs     []gpu.Agg
+}
+
+// project adds e to the pipeline's projection (once) and returns its index.
+func (b *aggBuilder) project(e *gpu.Expr) int {
+	for i, p := range b.project_ {
+		if p == e {
+			return i
+		}
+	}
+	b.project_ = append(b.project_, e)
+	return len(b.project_) - 1
+}
+
+// agg adds an aggregate (once) and returns its output column index (after keys).
+func (b *aggBuilder) agg(a gpu.Agg) int {
+	for i, x := range b.aggs {
+		if x == a {
+			return len(b.keys) + i
+		}
+	}
+	b.aggs = append(b.aggs, a)
+	return len(b.keys) + len(b.aggs) - 1
+}
+
+func (b *aggBuilder) measure(conv exprConv, m plan.AggRelMeasure) (func([]*gpu.Expr) (*gpu.Expr, error), error) {
+	f := m.Measure()
+	if m.Filter() != nil {
+		if lit, ok := m.Filter().(*expr.PrimitiveLiteral[bool]); !ok || !lit.Value {
+			return nil, unsupported("aggregate measure with a FILTER")
+		}
+	}
+	if f.Invocation() == types.AggInvocationDistinct {
+		return nil, unsupported(fmt.Sprintf("%s(DISTINCT ...)", f.Name()))
+	}
+	if p := f.Phase(); p != types.AggPhaseInitialToResult && p != types.AggPhaseUnspecified {
+		return nil, unsupported(fmt.Sprintf("aggregate phase %v", p))
+	}
+	fn, err := substrait.Resolve(f.ID())
+	if err != nil {
+		return nil, err
+	}
+	out, err := gpuType(f.GetType())
+	if err != nil {
+		return nil, err
+	}
+	var args []*gpu.Expr
+	for i := 0; i < f.NArgs(); i++ {
+		a, ok := f.Arg(i).(expr.Expression)
+		if !ok {
+			return nil, unsupported(fmt.Sprintf("%s: non-value argument", fn))
+		}
+		g, err := conv.convert(a)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, g)
+	}
+	col := func(i int) func([]*gpu.Expr) (*gpu.Expr, error) {
+		return func(cols []*gpu.Expr) (*gpu.Expr, error) { return cast(cols[i], out) }
+	}
+	switch fn {
+	case substrait.FnCount:
+		if len(args) == 0 {
+			return col(b.agg(gpu.Agg{Kind: gpu.AggCountStar, Type: gpu.Type{Kind: gpu.Int64}})), nil
+		}
+		return col(b.agg(gpu.Agg{Kind: gpu.AggCount, Arg: b.project(args[0]), Type: gpu.Type{Kind: gpu.Int64}})), nil
+	case substrait.FnSum, substrait.FnAvg:
+		if len(args) != 1 {
+			return nil, fmt.Errorf("%s: %d arguments, want 1", fn, len(args))
+		}
+		arg := args[0]
+		sumType, ok := sumResult(arg.Type)
+		if !ok {
+			return nil, unsupported(fmt.Sprintf("%s of %s", fn, arg.Type))
+		}
+		sum := b.agg(gpu.Agg{Kind: gpu.AggSum, Arg: b.project(arg), Type: sumType})
+		if fn == substrait.FnSum {
+			return col(sum), nil
+		}
+		if !out.Kind.IsFloat() {
+			return nil, unsupported(fmt.Sprintf("avg returning %s (only floating-point averages yet)", out))
+		}
+		count := b.agg(gpu.Agg{Kind: gpu.AggCount, Arg: b.project(arg), Type: gpu.Type{Kind: gpu.Int64}})
+		return func(cols []*gpu.Expr) (*gpu.Expr, error) {
+			// avg = sum / count in double; a null sum (no rows) gives null.
+			ft := gpu.Type{Kind: gpu.Float64, Nullable: true}
+			s, err := cast(cols[sum], ft)
+			if err != nil {
+				return nil, err
+			}
+			c, err := cast(cols[count], gpu.Type{Kind: gpu.Float64})
+			if err != nil {
+				return nil, err
+			}
+			return cast(gpu.Call(gpu.OpDiv, ft, s, c), out)
+		}, nil
+	case substrait.FnMin, substrait.FnMax:
+		if len(args) != 1 {
+			return nil, fmt.Errorf("%s: %d arguments, want 1", fn, len(args))
+		}
+		kind := gpu.AggMin
+		if fn == substrait.FnMax {
+			kind = gpu.AggMax
+		}
+		return col(b.agg(gpu.Agg{Kind: kind, Arg: b.project(args[0]), Type: args[0].Type.WithNullable(true)})), nil
+	}
+	return nil, unsupported(fmt.Sprintf("aggregate function %s", fn))
+}
+
+// sumResult is the type gpu.AggSum gives for an argument type.
+func sumResult(t gpu.Type) (gpu.Type, bool) {
+	switch {
+	case t.Kind.IsFloat():
+		return gpu.Type{Kind: gpu.Float64, Nullable: true}, true
+	case isInt(t) || isDecimal(t):
+		d, _ := asDecimal(t)
+		return gpu.Type{Kind: gpu.Decimal128, Precision: 38, Scale: d.Scale, Nullable: true}, true
+	}
+	return gpu.Type{}, false
+}

@@ -1,0 +1,396 @@
+// Package translate turns a loaded Substrait plan into a physical plan:
+// chains of Read, Filter and Project fuse into one gpu.Pipeline up to the
+// next pipeline breaker (aggregate, sort), and what the device cannot run is
+// reported as ErrUnsupported with the reason, for the engine to fall back.
+package translate
+
+import (
+	"fmt"
+
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/physical"
+	"github.com/rigel-db/rigel/substrait"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// Translate builds the physical plan of a loaded Substrait plan. The root of
+// the result produces exactly the plan's output columns, in order.
+func Translate(p *substrait.Plan) (physical.Node, error) {
+	t := &translator{}
+	s, err := t.rel(p.Root)
+	if err != nil {
+		return nil, err
+	}
+	return t.finish(s)
+}
+
+type translator struct{}
+
+// stream is a relation's output not yet materialized: rows of src that pass
+// filter, projected through exprs. Filters and projections keep folding into
+// it until an operator needs real columns.
+type stream struct {
+	src    physical.Node
+	filter *gpu.Expr
+	exprs  []*gpu.Expr
+	// slice, when set, is a Fetch to apply once the stream is materialized.
+	slice *physical.Slice
+}
+
+func identity(src physical.Node) *stream {
+	ts := src.OutputTypes()
+	s := &stream{src: src, exprs: make([]*gpu.Expr, len(ts))}
+	for i, t := range ts {
+		s.exprs[i] = gpu.Col(i, t)
+	}
+	return s
+}
+
+func (s *stream) isIdentity() bool {
+	if s.filter != nil || len(s.exprs) != len(s.src.OutputTypes()) {
+		return false
+	}
+	for i, e := range s.exprs {
+		if e.Op != gpu.OpCol || e.Col != i {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *translator) rel(r plan.Rel) (*stream, error) {
+	s, err := t.relNoEmit(r)
+	if err != nil {
+		return nil, err
+	}
+	if m := outputMapping(r); m != nil {
+		exprs := make([]*gpu.Expr, len(m))
+		for i, j := range m {
+			if int(j) >= len(s.exprs) {
+				return nil, fmt.Errorf("%s: emit refers to column %d of %d", substrait.RelName(r), j, len(s.exprs))
+			}
+			exprs[i] = s.exprs[j]
+		}
+		s.exprs = exprs
+	}
+	return s, nil
+}
+
+func outputMapping(r plan.Rel) []int32 {
+	if m, ok := r.(interface{ OutputMapping() []int32 }); ok {
+		return m.OutputMapping()
+	}
+	return nil
+}
+
+func (t *translator) relNoEmit(r plan.Rel) (*stream, error) {
+	switch x := r.(type) {
+	case *plan.NamedTableReadRel:
+		return t.read(x)
+	case *plan.VirtualTableReadRel:
+		return t.values(x)
+	case *plan.FilterRel:
+		in, err := t.rel(x.Input())
+		if err != nil {
+			return nil, err
+		}
+		if in, err = t.unsliced(in); err != nil {
+			return nil, err
+		}
+		cond, err := exprConv{in.exprs}.convert(x.Condition())
+		if err != nil {
+			return nil, fmt.Errorf("FilterRel condition: %w", err)
+		}
+		in.filter = and(in.filter, cond)
+		return in, nil
+	case *plan.ProjectRel:
+		in, err := t.rel(x.Input())
+		if err != nil {
+			return nil, err
+		}
+		if in, err = t.unsliced(in); err != nil {
+			return nil, err
+		}
+		conv := exprConv{in.exprs}
+		out := append([]*gpu.Expr(nil), in.exprs...)
+		for i, e := range x.Expressions() {
+			g, err := conv.convert(e)
+			if err != nil {
+				return nil, fmt.Errorf("ProjectRel expression %d: %w", i, err)
+			}
+			out = append(out, g)
+		}
+		in.exprs = out
+		return in, nil
+	case *plan.AggregateRel:
+		return t.aggregate(x)
+	case *plan.SortRel:
+		return t.sort(x)
+	case *plan.FetchRel:
+		in, err := t.rel(x.Input())
+		if err != nil {
+			return nil, err
+		}
+		if in.slice != nil {
+			return nil, unsupported("a FetchRel over another FetchRel")
+		}
+		in.slice = &physical.Slice{Offset: x.Offset(), Count: x.Count()}
+		return in, nil
+	}
+	return nil, unsupported(fmt.Sprintf("relation %s", substrait.RelName(r)))
+}
+
+// unsliced refuses to fold an operator over a pending Fetch: the fetch would
+// have to run first, which the device cannot do yet in the middle of a plan.
+func (t *translator) unsliced(s *stream) (*stream, error) {
+	if s.slice != nil {
+		return nil, unsupported("an operator above a FetchRel (LIMIT inside the plan)")
+	}
+	return s, nil
+}
+
+func and(a, b *gpu.Expr) *gpu.Expr {
+	if a == nil {
+		return b
+	}
+	t := gpu.Type{Kind: gpu.Bool, Nullable: a.Type.Nullable || b.Type.Nullable}
+	return gpu.Call(gpu.OpAnd, t, a, b)
+}
+
+func (t *translator) read(r *plan.NamedTableReadRel) (*stream, error) {
+	names := r.Names()
+	if len(names) == 0 {
+		return nil, fmt.Errorf("ReadRel: named table without a name")
+	}
+	table := names[len(names)-1]
+	base := r.BaseSchema()
+	fieldTypes := base.Struct.Types
+	if len(base.Names) != len(fieldTypes) {
+		// Nested base schemas carry more names than top-level fields.
+		return nil, unsupported("ReadRel base_schema with nested types")
+	}
+	scan := &physical.Scan{Table: table, Columns: base.Names, Types: make([]gpu.Type, len(fieldTypes))}
+	for i, ft := range fieldTypes {
+		gt, err := gpuType(ft)
+		if err != nil {
+			return nil, fmt.Errorf("ReadRel %s column %s: %w", table, base.Names[i], err)
+		}
+		scan.Types[i] = gt
+	}
+	s := identity(scan)
+	// A best_effort_filter may be ignored: the plan re-checks it above.
+	if f := r.Filter(); f != nil {
+		cond, err := exprConv{s.exprs}.convert(f)
+		if err != nil {
+			return nil, fmt.Errorf("ReadRel %s filter: %w", table, err)
+		}
+		s.filter = cond
+	}
+	if p := r.Projection(); p != nil {
+		cols, err := maskColumns(p, len(fieldTypes))
+		if err != nil {
+			return nil, fmt.Errorf("ReadRel %s projection: %w", table, err)
+		}
+		exprs := make([]*gpu.Expr, len(cols))
+		for i, c := range cols {
+			exprs[i] = s.exprs[c]
+		}
+		s.exprs = exprs
+	}
+	return s, nil
+}
+
+// maskColumns reads a projection mask that selects top-level fields.
+func maskColumns(m *expr.MaskExpression, n int) ([]int, error) {
+	p := m.ToProto()
+	sel := p.GetSelect()
+	if sel == nil {
+		return nil, unsupported("projection mask without a struct select")
+	}
+	var out []int
+	for _, it := range sel.GetStructItems() {
+		if it.GetChild() != nil {
+			return nil, unsupported("nested projection mask")
+		}
+		f := int(it.GetField())
+		if f < 0 || f >= n {
+			return nil, fmt.Errorf("projection mask field %d out of range (%d columns)", f, n)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func (t *translator) values(r *plan.VirtualTableReadRel) (*stream, error) {
+	rt := r.RecordType()
+	v := &physical.Values{}
+	for _, ft := range rt.Types() {
+		gt, err := gpuType(ft)
+		if err != nil {
+			return nil, fmt.Errorf("VirtualTable: %w", err)
+		}
+		if gt.Kind == gpu.Dict {
+			return nil, unsupported("VirtualTable with string columns")
+		}
+		v.Types = append(v.Types, gt)
+	}
+	for i, row := range r.Values() {
+		var vals []gpu.Value
+		for j, e := range row {
+			g, err := exprConv{}.convert(e)
+			if err != nil {
+				return nil, fmt.Errorf("VirtualTable row %d column %d: %w", i, j, err)
+			}
+			if g.Op != gpu.OpConst {
+				return nil, unsupported("VirtualTable with non-literal values")
+			}
+			c, err := cast(g, v.Types[j])
+			if err != nil || c.Op != gpu.OpConst {
+				return nil, unsupported(fmt.Sprintf("VirtualTable value of type %s in a column of %s", g.Type, v.Types[j]))
+			}
+			vals = append(vals, c.Const)
+		}
+		v.Rows = append(v.Rows, vals)
+	}
+	return identity(v), nil
+}
+
+// materialize turns a stream into a node producing its columns.
+func (t *translator) materialize(s *stream) (physical.Node, error) {
+	var n physical.Node
+	if s.isIdentity() {
+		n = s.src
+	} else {
+		src, inputs, exprs, filter := prune(s.src, s.exprs, s.filter)
+		n = &physical.Pipeline{Input: src, Pipe: &gpu.Pipeline{
+			Inputs: inputs, Filter: filter, Project: exprs, Sink: gpu.SinkMaterialize,
+		}}
+	}
+	if s.slice != nil {
+		sl := *s.slice
+		sl.Input = n
+		if sort, ok := n.(*physical.Sort); ok && sl.Count >= 0 {
+			sort.Limit = int(sl.Offset + sl.Count) // top-k: only these rows can survive
+		}
+		n = &sl
+	}
+	return n, nil
+}
+
+// prune narrows a Scan source to the columns the expressions use, so that a
+// scan reads (and caches) only those.
+func prune(src physical.Node, exprs []*gpu.Expr, filter *gpu.Expr) (physical.Node, []gpu.Type, []*gpu.Expr, *gpu.Expr) {
+	scan, ok := src.(*physical.Scan)
+	if !ok {
+		return src, src.OutputTypes(), exprs, filter
+	}
+	used := map[int]bool{}
+	var mark func(e *gpu.Expr)
+	mark = func(e *gpu.Expr) {
+		if e == nil {
+			return
+		}
+		if e.Op == gpu.OpCol {
+			used[e.Col] = true
+		}
+		for _, a := range e.Args {
+			mark(a)
+		}
+	}
+	for _, e := range exprs {
+		mark(e)
+	}
+	mark(filter)
+	remap := map[int]int{}
+	ns := &physical.Scan{Table: scan.Table}
+	for i := range scan.Columns {
+		if used[i] {
+			remap[i] = len(ns.Columns)
+			ns.Columns = append(ns.Columns, scan.Columns[i])
+			ns.Types = append(ns.Types, scan.Types[i])
+		}
+	}
+	var rewrite func(e *gpu.Expr) *gpu.Expr
+	rewrite = func(e *gpu.Expr) *gpu.Expr {
+		if e == nil {
+			return nil
+		}
+		c := *e
+		if e.Op == gpu.OpCol {
+			c.Col = remap[e.Col]
+			return &c
+		}
+		c.Args = make([]*gpu.Expr, len(e.Args))
+		for i, a := range e.Args {
+			c.Args[i] = rewrite(a)
+		}
+		return &c
+	}
+	out := make([]*gpu.Expr, len(exprs))
+	for i, e := range exprs {
+		out[i] = rewrite(e)
+	}
+	return ns, ns.Types, out, rewrite(filter)
+}
+
+func (t *translator) sort(r *plan.SortRel) (*stream, error) {
+	in, err := t.rel(r.Input())
+	if err != nil {
+		return nil, err
+	}
+	if in, err = t.unsliced(in); err != nil {
+		return nil, err
+	}
+	// Sort keys that are expressions become extra columns, dropped after.
+	width := len(in.exprs)
+	conv := exprConv{in.exprs}
+	var keys []gpu.SortKey
+	for i, sf := range r.Sorts() {
+		g, err := conv.convert(sf.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("SortRel key %d: %w", i, err)
+		}
+		col := -1
+		for j, e := range in.exprs {
+			if e == g {
+				col = j
+				break
+			}
+		}
+		if col < 0 {
+			col = len(in.exprs)
+			in.exprs = append(in.exprs, g)
+		}
+		k := gpu.SortKey{Col: col}
+		dir, ok := sf.Kind.(types.SortDirection)
+		if !ok {
+			return nil, unsupported("SortRel with a custom comparison function")
+		}
+		switch dir {
+		case types.SortAscNullsFirst:
+			k.NullsFirst = true
+		case types.SortAscNullsLast:
+		case types.SortDescNullsFirst:
+			k.Descending, k.NullsFirst = true, true
+		case types.SortDescNullsLast:
+			k.Descending = true
+		default:
+			return nil, unsupported(fmt.Sprintf("sort direction %v", dir))
+		}
+		keys = append(keys, k)
+	}
+	src, err := t.materialize(in)
+	if err != nil {
+		return nil, err
+	}
+	out := identity(&physical.Sort{Input: src, Keys: keys})
+	out.exprs = out.exprs[:width]
+	return out, nil
+}
+
+// finish materializes the root stream.
+func (t *translator) finish(s *stream) (physical.Node, error) {
+	return t.materialize(s)
+}
