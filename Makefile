@@ -54,12 +54,12 @@ demo: bin/rigel $(TPCHGEN)
 ## gpu-bundle: test binaries, the CLI and tpchgen-cli for a GPU machine without Go.
 gpu-bundle: $(TPCHGEN)
 	@rm -rf bundle && mkdir -p bundle
-	$(GO) test $(GOFLAGS_RIGEL) -c -o bundle/cuda.test ./gpu/cuda
-	$(GO) test $(GOFLAGS_RIGEL) -c -o bundle/conformance.test ./conformance
-	$(GO) build $(GOFLAGS_RIGEL) -o bundle/rigel ./cmd/rigel
+	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/cuda.test ./gpu/cuda
+	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/conformance.test ./conformance
+	$(GO) build $(GOFLAGS_RIGEL) -ldflags="-s -w" -o bundle/rigel ./cmd/rigel
 	cp $(TPCHGEN) bundle/tpchgen-cli
 	cp scripts/gpu-run.sh bundle/run.sh
-	xz -T2 -3 bundle/rigel bundle/conformance.test bundle/cuda.test bundle/tpchgen-cli
+	xz -T2 -6 bundle/rigel bundle/conformance.test bundle/cuda.test bundle/tpchgen-cli
 	@du -sh bundle
 
 clean:

@@ -105,7 +105,7 @@ func (e *Engine) Prepare(ctx context.Context, query string) (*Prepared, error) {
 	}
 	root, err := translate.Translate(loaded)
 	if err != nil {
-		if errors.Is(err, translate.ErrUnsupported) || errors.Is(err, substrait.ErrUnknownFunction) {
+		if errors.Is(err, translate.ErrUnsupported) || errors.Is(err, substrait.ErrNotImplemented) {
 			p.Reason = err.Error()
 			return p, nil
 		}

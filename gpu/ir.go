@@ -23,7 +23,19 @@ import (
 //   - Float arithmetic is IEEE; Div by zero on floats gives ±Inf or NaN.
 //     Integer/decimal Div is not part of the IR yet.
 //   - Comparisons on Dict compare codes (the dictionary is sorted); both sides
-//     must share one dictionary.
+//     must share one dictionary (or dictionaries of equal contents), else
+//     ErrUnsupported. A Dict result built only of constants has no
+//     dictionary: ErrUnsupported.
+//   - Floats: comparisons follow IEEE (NaN is unordered); min/max, sort and
+//     grouping treat NaN as the largest value and -0 as 0, as DuckDB does.
+//   - A pipeline evaluates its filter first and projections only on passing
+//     rows, and a Case branch only on the rows that take it: a row that is
+//     filtered out or a branch not taken never raises ErrOverflow. And/Or
+//     need not short-circuit.
+//   - Nullability: a column uploaded from an Arrow array is nullable exactly
+//     when the array holds a null. A non-nullable column may feed an input
+//     declared nullable; a nullable column where the pipeline declares a
+//     non-nullable input is an error.
 type Op uint8
 
 const (

@@ -39,7 +39,11 @@ func DecodeJSON(data []byte) (*proto.Plan, error) {
 		kept = append(kept, line)
 	}
 	var p proto.Plan
-	if err := protojson.Unmarshal(bytes.Join(kept, []byte("\n")), &p); err != nil {
+	// Unknown fields are skipped, as binary protobuf decoding does: plans
+	// from older or newer producers carry fields this version does not know
+	// (Isthmus still writes the deprecated extensionUris beside the URNs).
+	opts := protojson.UnmarshalOptions{DiscardUnknown: true}
+	if err := opts.Unmarshal(bytes.Join(kept, []byte("\n")), &p); err != nil {
 		return nil, fmt.Errorf("%w: JSON: %v", ErrMalformed, err)
 	}
 	return &p, nil
@@ -72,7 +76,15 @@ func Decode(data []byte) (*proto.Plan, error) {
 //
 // plan.FromProto in substrait-go v8.1.1 never installs a subquery converter,
 // so plans with subqueries fail there; the registry is built here with one.
-func Load(p *proto.Plan) (*Plan, error) {
+func Load(p *proto.Plan) (out *Plan, err error) {
+	// substrait-go panics on some malformed input (an undeclared function
+	// whose signature does not parse, for one): that is the plan's fault, so
+	// it becomes an error, never a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%w: %v", ErrMalformed, firstLine(fmt.Sprint(r)))
+		}
+	}()
 	if p == nil {
 		return nil, fmt.Errorf("%w: no plan", ErrMalformed)
 	}
@@ -103,14 +115,21 @@ func Load(p *proto.Plan) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: root.input: %v", ErrMalformed, err)
 	}
-	out := &Plan{Root: rel, Names: root.Names, Proto: p}
+	if err := checkDeclared(rel, "root", coll); err != nil {
+		return nil, err
+	}
+	out = &Plan{Root: rel, Names: root.Names, Proto: p}
 	if n := len(rel.RecordType().Types()); len(out.Names) != 0 && len(out.Names) < n {
 		return nil, fmt.Errorf("%w: root.names: %d names for %d output columns", ErrMalformed, len(out.Names), n)
 	}
-	if err := checkFunctions(rel, "root"); err != nil {
-		return nil, err
-	}
 	return out, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // RelName is the short name of a relation for messages ("ReadRel", ...).

@@ -55,11 +55,16 @@ var catalogue = map[string][]Func{
 	"functions_datetime":           {FnLt, FnLte, FnGt, FnGte},
 }
 
-// ErrUnknownFunction is wrapped by Resolve's errors.
+// ErrUnknownFunction: the plan calls a function its extension does not
+// declare. The plan is wrong; nothing can run it.
 var ErrUnknownFunction = fmt.Errorf("unknown function")
 
+// ErrNotImplemented: a real Substrait function that rigel's catalogue does
+// not have yet. The engine falls back for it.
+var ErrNotImplemented = fmt.Errorf("not in rigel's function catalogue")
+
 // Resolve maps an extension function ID (URN and compound or simple name)
-// to the catalogue.
+// to the catalogue, or fails with ErrNotImplemented.
 func Resolve(id extensions.ID) (Func, error) {
 	name := id.Name
 	if i := strings.IndexByte(name, ':'); i >= 0 {
@@ -75,19 +80,18 @@ func Resolve(id extensions.ID) (Func, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("%w %q from %q: not in rigel's function catalogue", ErrUnknownFunction, id.Name, id.URN)
+	return "", fmt.Errorf("function %q from %q is not implemented by rigel yet: %w", id.Name, id.URN, ErrNotImplemented)
 }
 
-// checkFunctions walks every expression of the relation tree and fails on
-// the first function that does not resolve, naming where it was found.
-func checkFunctions(r plan.Rel, path string) error {
+// checkDeclared walks every expression of the relation tree and fails on
+// the first function that its extension does not declare (a misspelt name,
+// a wrong signature): a malformed plan, not a missing feature.
+func checkDeclared(r plan.Rel, path string, coll *extensions.Collection) error {
 	path = path + "/" + RelName(r)
 	var exprs []expr.Expression
-	var aggs []*expr.AggregateFunction
 	switch rel := r.(type) {
 	case *plan.NamedTableReadRel:
 		exprs = append(exprs, rel.Filter(), rel.BestEffortFilter())
-	case *plan.VirtualTableReadRel:
 	case *plan.FilterRel:
 		exprs = append(exprs, rel.Condition())
 	case *plan.ProjectRel:
@@ -95,10 +99,16 @@ func checkFunctions(r plan.Rel, path string) error {
 	case *plan.AggregateRel:
 		exprs = append(exprs, rel.GroupingExpressions()...)
 		for _, m := range rel.Measures() {
-			aggs = append(aggs, m.Measure())
-			if m.Filter() != nil {
-				exprs = append(exprs, m.Filter())
+			a := m.Measure()
+			if _, ok := coll.GetAggregateFunc(a.ID()); !ok {
+				return fmt.Errorf("%s: measure: %w", path, undeclared(a.ID()))
 			}
+			for i := 0; i < a.NArgs(); i++ {
+				if e, ok := a.Arg(i).(expr.Expression); ok {
+					exprs = append(exprs, e)
+				}
+			}
+			exprs = append(exprs, m.Filter())
 		}
 	case *plan.SortRel:
 		for _, s := range rel.Sorts() {
@@ -109,42 +119,28 @@ func checkFunctions(r plan.Rel, path string) error {
 		if e == nil {
 			continue
 		}
-		if err := walkExpr(e, func(e expr.Expression) error {
+		err := walkExpr(e, func(e expr.Expression) error {
 			if f, ok := e.(*expr.ScalarFunction); ok {
-				if _, err := Resolve(f.ID()); err != nil {
-					return fmt.Errorf("%s: %w", path, err)
+				if _, ok := coll.GetScalarFunc(f.ID()); !ok {
+					return fmt.Errorf("%s: %w", path, undeclared(f.ID()))
 				}
 			}
 			return nil
-		}); err != nil {
+		})
+		if err != nil {
 			return err
 		}
 	}
-	for _, a := range aggs {
-		if _, err := Resolve(a.ID()); err != nil {
-			return fmt.Errorf("%s: measure: %w", path, err)
-		}
-		for i := 0; i < a.NArgs(); i++ {
-			if e, ok := a.Arg(i).(expr.Expression); ok {
-				if err := walkExpr(e, func(e expr.Expression) error {
-					if f, ok := e.(*expr.ScalarFunction); ok {
-						if _, err := Resolve(f.ID()); err != nil {
-							return fmt.Errorf("%s: measure argument: %w", path, err)
-						}
-					}
-					return nil
-				}); err != nil {
-					return err
-				}
-			}
-		}
-	}
 	for i, in := range r.GetInputs() {
-		if err := checkFunctions(in, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+		if err := checkDeclared(in, fmt.Sprintf("%s[%d]", path, i), coll); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func undeclared(id extensions.ID) error {
+	return fmt.Errorf("%w %q: %q declares no such function", ErrUnknownFunction, id.Name, id.URN)
 }
 
 // walkExpr calls f on e and on every sub-expression, depth first.

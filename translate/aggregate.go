@@ -101,6 +101,15 @@ func (b *aggBuilder) agg(a gpu.Agg) int {
 	return len(b.keys) + len(b.aggs) - 1
 }
 
+// count adds count(arg), or count(*) when arg is nil or never null: one
+// shared row counter instead of one per column.
+func (b *aggBuilder) count(arg *gpu.Expr) int {
+	if arg == nil || !arg.Type.Nullable {
+		return b.agg(gpu.Agg{Kind: gpu.AggCountStar, Type: gpu.Type{Kind: gpu.Int64}})
+	}
+	return b.agg(gpu.Agg{Kind: gpu.AggCount, Arg: b.project(arg), Type: gpu.Type{Kind: gpu.Int64}})
+}
+
 func (b *aggBuilder) measure(conv exprConv, m plan.AggRelMeasure) (func([]*gpu.Expr) (*gpu.Expr, error), error) {
 	f := m.Measure()
 	if m.Filter() != nil {
@@ -140,9 +149,9 @@ func (b *aggBuilder) measure(conv exprConv, m plan.AggRelMeasure) (func([]*gpu.E
 	switch fn {
 	case substrait.FnCount:
 		if len(args) == 0 {
-			return col(b.agg(gpu.Agg{Kind: gpu.AggCountStar, Type: gpu.Type{Kind: gpu.Int64}})), nil
+			return col(b.count(nil)), nil
 		}
-		return col(b.agg(gpu.Agg{Kind: gpu.AggCount, Arg: b.project(args[0]), Type: gpu.Type{Kind: gpu.Int64}})), nil
+		return col(b.count(args[0])), nil
 	case substrait.FnSum, substrait.FnAvg:
 		if len(args) != 1 {
 			return nil, fmt.Errorf("%s: %d arguments, want 1", fn, len(args))
@@ -159,7 +168,7 @@ func (b *aggBuilder) measure(conv exprConv, m plan.AggRelMeasure) (func([]*gpu.E
 		if !out.Kind.IsFloat() {
 			return nil, unsupported(fmt.Sprintf("avg returning %s (only floating-point averages yet)", out))
 		}
-		count := b.agg(gpu.Agg{Kind: gpu.AggCount, Arg: b.project(arg), Type: gpu.Type{Kind: gpu.Int64}})
+		count := b.count(arg)
 		return func(cols []*gpu.Expr) (*gpu.Expr, error) {
 			// avg = sum / count in double; a null sum (no rows) gives null.
 			ft := gpu.Type{Kind: gpu.Float64, Nullable: true}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"io"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,11 +19,13 @@ import (
 type engineFlags struct {
 	db     string
 	device string
+	file   string
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.db, "db", "", "DuckDB database file (required)")
 	fs.StringVar(&f.device, "device", "auto", "where to run: auto (GPU if there is one, else DuckDB), cuda, host (rigel's reference engine on the CPU), duckdb")
+	fs.StringVar(&f.file, "f", "", "read the SQL from this file")
 }
 
 // openDevice opens the chosen device. With auto and no GPU, it returns no
@@ -41,7 +44,7 @@ func openDevice(mode string) (gpu.Device, string, error) {
 		if mode == "cuda" {
 			return nil, "", err
 		}
-		return nil, fmt.Sprintf("no GPU (%v); DuckDB runs the query (--device=host runs rigel's reference engine)", err), nil
+		return nil, fmt.Sprintf("no GPU (%v)", err), nil
 	}
 	return nil, "", usageError{fmt.Sprintf("--device must be auto, cuda, host or duckdb, not %q", mode)}
 }
@@ -86,7 +89,7 @@ func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
 		return nil, nil, err
 	}
 	if dev == nil && f.device == "auto" {
-		fmt.Fprintln(os.Stderr, "rigel: "+reason)
+		fmt.Fprintln(os.Stderr, "rigel: "+reason+"; DuckDB runs the queries (--device=host runs rigel's reference engine on the CPU)")
 	}
 	eng := duckdbbridge.NewEngine(db, id, dev, reason)
 	closeAll := func() {
@@ -101,7 +104,8 @@ func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
 // parseFlags parses flags placed before, between or after the positional
 // arguments, and returns the positionals.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(os.Stderr)
+	// The flag package's own usage text is silenced: main prints rigel's.
+	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -40,6 +40,6 @@ func cmdPlan(ctx context.Context, args []string) error {
 	if err := writeResult(os.Stdout, res.Record, *format); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "rigel: %d rows in %s, ran on %s\n", res.Record.NumRows(), time.Since(start).Round(time.Microsecond), res.Where)
+	fmt.Fprintf(os.Stderr, "rigel: %s in %s, ran on %s\n", plural(res.Record.NumRows(), "row"), time.Since(start).Round(time.Microsecond), res.Where)
 	return nil
 }

@@ -42,12 +42,11 @@ func cmdQuery(ctx context.Context, args []string) error {
 	var ef engineFlags
 	ef.register(fs)
 	format := fs.String("format", "table", "output format: table, csv or json")
-	file := fs.String("f", "", "read the SQL from this file")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	query, err := sqlFrom(*file, pos)
+	query, err := sqlFrom(ef.file, pos)
 	if err != nil {
 		return err
 	}
@@ -69,8 +68,8 @@ func cmdQuery(ctx context.Context, args []string) error {
 	if err := writeResult(os.Stdout, res.Record, *format); err != nil {
 		return err
 	}
-	status := fmt.Sprintf("rigel: %d rows in %s, ran on %s", res.Record.NumRows(), elapsed.Round(time.Microsecond), res.Where)
-	if res.Reason != "" {
+	status := fmt.Sprintf("rigel: %s in %s, ran on %s", plural(res.Record.NumRows(), "row"), elapsed.Round(time.Microsecond), res.Where)
+	if res.Reason != "" && res.Reason != eng.NoDeviceReason { // that one was said once already
 		status += ": " + oneLine(res.Reason)
 	}
 	fmt.Fprintln(os.Stderr, status)
@@ -85,7 +84,7 @@ func cmdExplain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	query, err := sqlArg(pos)
+	query, err := sqlFrom(ef.file, pos)
 	if err != nil {
 		return err
 	}
@@ -178,4 +177,11 @@ func writeTable(w io.Writer, names []string, rows [][]string) error {
 	}
 	bar("└", "┴", "┘")
 	return nil
+}
+
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
