@@ -2,10 +2,10 @@ package main
 
 import (
 	"database/sql"
-	"io"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
