@@ -25,9 +25,10 @@ import (
 //   - Comparisons on Dict compare codes (the dictionary is sorted); both sides
 //     must share one dictionary (or dictionaries of equal contents), else
 //     ErrUnsupported. A Dict result built only of constants has no
-//     dictionary: ErrUnsupported.
-//   - Floats: comparisons follow IEEE (NaN is unordered); min/max, sort and
-//     grouping treat NaN as the largest value and -0 as 0, as DuckDB does.
+//     dictionary: ErrUnsupported. A computed Dict value (a Case over Dict
+//     columns) carries the dictionary of the first Dict column it reads.
+//   - Floats follow DuckDB, not IEEE, everywhere (comparisons, min/max, sort,
+//     grouping): NaN equals NaN and is larger than every number; -0 equals 0.
 //   - A pipeline evaluates its filter first and projections only on passing
 //     rows, and a Case branch only on the rows that take it: a row that is
 //     filtered out or a branch not taken never raises ErrOverflow. And/Or
@@ -253,6 +254,10 @@ func (p *Pipeline) String() string {
 	}
 	return b.String()
 }
+
+// MaxSortRows is the largest input a device must sort; above it Sort may
+// return ErrUnsupported (the engine then runs the query elsewhere).
+const MaxSortRows = 1 << 17
 
 // SortKey orders rows by one column.
 type SortKey struct {

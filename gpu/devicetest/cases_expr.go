@@ -19,6 +19,7 @@ func exprCases() []testCase {
 		{"expr/float_arith", testFloatArith},
 		{"expr/compare_every_kind", testCompare},
 		{"expr/compare_dict", testCompareDict},
+		{"expr/compare_nan", testCompareNaN},
 		{"expr/kleene", testKleene},
 		{"expr/is_null", testIsNull},
 		{"expr/case", testCaseExpr},
@@ -310,4 +311,25 @@ func testCaseLazy(t *testing.T, dev gpu.Device) {
 	// -128 < 100 takes plus (-28); 120 takes minus (20); 1 takes plus (101).
 	e := gpu.Call(gpu.OpCase, TI8, cond, plus, minus)
 	expectRows(t, project(t, dev, arrs(a), e), []string{"101", "20", "-28"}, true)
+}
+
+// testCompareNaN: floats compare as in DuckDB, not IEEE: NaN equals NaN and
+// is larger than every number, infinity included.
+func testCompareNaN(t *testing.T, dev gpu.Device) {
+	nan := math.NaN()
+	a := []any{nan, nan, math.Inf(1), 1.0}
+	b := []any{nan, math.Inf(1), nan, nan}
+	var exprs []*gpu.Expr
+	for _, op := range []gpu.Op{gpu.OpEq, gpu.OpNe, gpu.OpLt, gpu.OpLe, gpu.OpGt, gpu.OpGe} {
+		exprs = append(exprs, gpu.Call(op, TBool, gpu.Col(0, TF64), gpu.Col(1, TF64)))
+	}
+	got := project(t, dev, arrs(MakeArray(F64, a...), MakeArray(F64, b...)), exprs...)
+	//           =        <>       <        <=       >        >=
+	want := []string{
+		Row("true", "false", "false", "true", "false", "true"),
+		Row("false", "true", "false", "false", "true", "true"),
+		Row("false", "true", "true", "true", "false", "false"),
+		Row("false", "true", "true", "true", "false", "false"),
+	}
+	expectRows(t, got, want, true)
 }

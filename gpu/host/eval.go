@@ -345,7 +345,7 @@ func negate(e *gpu.Expr, n int, x *vec) (*vec, error) {
 func compare(op gpu.Op, st storage, n int, x, y *vec) *vec {
 	r := &vec{i64: make([]int64, n), valid: andValid(n, x, y)}
 	for i := range r.i64 {
-		var c int // -1, 0, 1; 2 for unordered (NaN)
+		var c int // -1, 0, 1
 		switch st {
 		case stInt:
 			a, b := x.i64[i], y.i64[i]
@@ -353,17 +353,9 @@ func compare(op gpu.Op, st storage, n int, x, y *vec) *vec {
 		case st128:
 			c = cmp128(x.i128[i], y.i128[i])
 		case stFloat:
-			a, b := x.f64[i], y.f64[i]
-			switch {
-			case a < b:
-				c = -1
-			case a > b:
-				c = 1
-			case a == b:
-				c = 0
-			default:
-				c = 2 // IEEE: NaN is unordered, only <> holds
-			}
+			// SQL (DuckDB) order, not IEEE: NaN equals NaN and is above
+			// every number.
+			c = floatOrder(x.f64[i], y.f64[i])
 		}
 		var t bool
 		switch op {

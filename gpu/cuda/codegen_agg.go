@@ -1,0 +1,557 @@
+package cuda
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// Aggregate strategies.
+const (
+	// stratDomain: every key has a small known domain (dictionary codes,
+	// booleans); the group is an index into a table of domain-product slots
+	// and each thread keeps per-group partials in registers, flushed once
+	// per warp at the end. No keys is a domain of one group.
+	stratDomain = iota + 1
+	// stratHash: a global open-addressing table keyed on the packed keys.
+	stratHash
+)
+
+const (
+	maxDomainGroups = 32
+	maxDomainRegs   = 160 // per-thread partial registers the domain strategy may use
+	maxKeyWords     = 8
+)
+
+// aggLayout places one aggregate in a table slot (64-bit words).
+type aggLayout struct {
+	a      gpu.Agg
+	arg    gpu.Type // argument type (Project[a.Arg]); zero for count(*)
+	val    int      // first value word (-1 for count(*): word 0 is the row count)
+	words  int      // value words
+	nn     int      // word counting non-null arguments (-1: none)
+	minMax bool
+}
+
+// aggPlan is everything the generated aggregate kernels and the host-side
+// finalization agree on.
+type aggPlan struct {
+	p         *gpu.Pipeline
+	strat     int
+	domains   []int // per key: domain size (+1 for the null group when nullable)
+	strides   []int
+	groups    int   // stratDomain: number of slots
+	keyWord   []int // hash: first key word of each key
+	nullBit   []int // hash: bit in the null word, -1 when not nullable
+	nullWord  int   // hash: index of the null-flags word, -1 when none
+	keyWords  int   // hash: words per key
+	slotWords int
+	aggs      []aggLayout
+}
+
+func (l aggLayout) isSumInt() bool { return l.a.Kind == gpu.AggSum && l.arg.Kind.IsInteger() }
+
+// planAggregate validates an aggregate pipeline and chooses its strategy.
+// dictLen gives the dictionary size of each Dict input column (0 if none).
+func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {
+	ap := &aggPlan{p: p, slotWords: 1}
+	for _, k := range p.Keys {
+		if k < 0 || k >= len(p.Project) {
+			return nil, fmt.Errorf("group key #%d out of range (%d projections)", k, len(p.Project))
+		}
+	}
+	for i, a := range p.Aggs {
+		l := aggLayout{a: a, val: -1, nn: -1}
+		if a.Kind != gpu.AggCountStar {
+			if a.Arg < 0 || a.Arg >= len(p.Project) {
+				return nil, fmt.Errorf("aggregate #%d: argument #%d out of range", i, a.Arg)
+			}
+			l.arg = p.Project[a.Arg].Type
+		}
+		switch a.Kind {
+		case gpu.AggCountStar:
+		case gpu.AggCount:
+			l.words = 1
+		case gpu.AggSum:
+			switch {
+			case l.arg.Kind.IsInteger():
+				if a.Type.Kind != gpu.Decimal128 {
+					return nil, fmt.Errorf("sum of %s must give decimal128, plan says %s", l.arg, a.Type)
+				}
+				l.words = 3
+			case l.arg.Kind.IsFloat():
+				if a.Type.Kind != gpu.Float64 {
+					return nil, fmt.Errorf("sum of %s must give float64, plan says %s", l.arg, a.Type)
+				}
+				l.words = 1
+			default:
+				return nil, fmt.Errorf("sum of %s: %w", l.arg, gpu.ErrUnsupported)
+			}
+		case gpu.AggMin, gpu.AggMax:
+			l.minMax = true
+			if a.Type.Kind != l.arg.Kind {
+				return nil, fmt.Errorf("%s of %s gives %s", a.Kind, l.arg, a.Type)
+			}
+			l.words = 1
+			if l.arg.Kind == gpu.Decimal128 {
+				l.words = 3 // lo, hi, lock
+			}
+		default:
+			return nil, fmt.Errorf("aggregate %s: %w", a.Kind, gpu.ErrUnsupported)
+		}
+		if l.words > 0 {
+			l.val = ap.slotWords
+			ap.slotWords += l.words
+			if a.Kind != gpu.AggCount {
+				l.nn = ap.slotWords
+				ap.slotWords++
+			}
+		}
+		ap.aggs = append(ap.aggs, l)
+	}
+	// Domain strategy when every key is a bool or a dictionary column.
+	ap.strat = stratDomain
+	groups := 1
+	for _, k := range p.Keys {
+		e := p.Project[k]
+		d := 0
+		switch {
+		case e.Type.Kind == gpu.Bool:
+			d = 2
+		case e.Op == gpu.OpCol && e.Type.Kind == gpu.Dict && e.Col < len(dictLen):
+			d = dictLen[e.Col]
+		}
+		if d == 0 {
+			ap.strat = stratHash
+			break
+		}
+		if e.Type.Nullable {
+			d++
+		}
+		ap.domains = append(ap.domains, d)
+		groups *= d
+		if groups > maxDomainGroups {
+			ap.strat = stratHash
+			break
+		}
+	}
+	if ap.strat == stratDomain && groups*ap.regsPerGroup() > maxDomainRegs && len(p.Keys) > 0 {
+		ap.strat = stratHash
+	}
+	if ap.strat == stratDomain {
+		ap.groups = groups
+		s := 1
+		ap.strides = make([]int, len(ap.domains))
+		for i := len(ap.domains) - 1; i >= 0; i-- {
+			ap.strides[i] = s
+			s *= ap.domains[i]
+		}
+		return ap, nil
+	}
+	ap.domains, ap.strides = nil, nil
+	// Hash keys: each key gets its own word (two for decimal128) and the
+	// null flags of nullable keys share one more word.
+	words := 0
+	nullBits := 0
+	for _, k := range p.Keys {
+		e := p.Project[k]
+		w := 1
+		switch e.Type.Kind {
+		case gpu.Decimal128:
+			w = 2
+		case gpu.Bool, gpu.Int8, gpu.Int16, gpu.Int32, gpu.Date32, gpu.Float32, gpu.Dict, gpu.Int64, gpu.Decimal64, gpu.Float64:
+		default:
+			return nil, fmt.Errorf("group key of type %s: %w", e.Type, gpu.ErrUnsupported)
+		}
+		ap.keyWord = append(ap.keyWord, words)
+		words += w
+		ap.nullBit = append(ap.nullBit, -1)
+		if e.Type.Nullable {
+			ap.nullBit[len(ap.nullBit)-1] = nullBits
+			nullBits++
+		}
+	}
+	ap.nullWord = -1
+	if nullBits > 0 {
+		ap.nullWord = words
+		words++
+	}
+	ap.keyWords = max(words, 1)
+	if ap.keyWords > maxKeyWords || nullBits > 64 {
+		return nil, fmt.Errorf("group keys need %d words, at most %d: %w", ap.keyWords, maxKeyWords, gpu.ErrUnsupported)
+	}
+	return ap, nil
+}
+
+// regsPerGroup estimates the 32-bit registers of one group's partials.
+func (ap *aggPlan) regsPerGroup() int {
+	r := 1
+	for _, l := range ap.aggs {
+		nn := 0
+		if l.arg.Nullable {
+			nn = 1
+		}
+		switch {
+		case l.a.Kind == gpu.AggCountStar:
+		case l.a.Kind == gpu.AggCount:
+			r += nn
+		case l.arg.Kind == gpu.Decimal128 && l.minMax:
+			r += 4 + nn
+		default:
+			r += 2 + nn
+		}
+	}
+	return r
+}
+
+// aggregateSource generates rg_agg_init and rg_agg for the plan. Args: n,
+// status, inputs..., then table, nslots, keys, fill, capacity, maxFill,
+// slot states.
+func aggregateSource(ap *aggPlan) (string, error) {
+	p := ap.p
+	var b strings.Builder
+	b.WriteString(preludeSrc)
+	S := sinkWord(p)
+	W := ap.slotWords
+	fmt.Fprintf(&b, "\n#define W %d\n", W)
+
+	// Init: zeros, min/max identities, empty keys.
+	fmt.Fprintf(&b, "extern \"C\" __global__ void __launch_bounds__(%d) rg_agg_init(const Args A) {\n", blockThreads)
+	fmt.Fprintf(&b, "  uint64_t *T = (uint64_t *)A.a[%d]; const uint64_t ns = A.a[%d]; uint32_t *ST = (uint32_t *)A.a[%d];\n", S, S+1, S+6)
+	b.WriteString("  for (uint64_t s = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; s < ns; s += (uint64_t)gridDim.x * blockDim.x) {\n")
+	b.WriteString("    for (int w = 0; w < W; w++) T[s * W + w] = 0;\n    if (ST) ST[s] = 0;\n")
+	for _, l := range ap.aggs {
+		if !l.minMax {
+			continue
+		}
+		isMax := l.a.Kind == gpu.AggMax
+		switch {
+		case l.arg.Kind == gpu.Decimal128:
+			if isMax {
+				fmt.Fprintf(&b, "    T[s * W + %d] = 0; T[s * W + %d] = 0x8000000000000000ull;\n", l.val, l.val+1)
+			} else {
+				fmt.Fprintf(&b, "    T[s * W + %d] = ~0ull; T[s * W + %d] = 0x7fffffffffffffffull;\n", l.val, l.val+1)
+			}
+		case l.arg.Kind.IsFloat():
+			if !isMax {
+				fmt.Fprintf(&b, "    T[s * W + %d] = ~0ull;\n", l.val)
+			}
+		default:
+			if isMax {
+				fmt.Fprintf(&b, "    T[s * W + %d] = 0x8000000000000000ull;\n", l.val)
+			} else {
+				fmt.Fprintf(&b, "    T[s * W + %d] = 0x7fffffffffffffffull;\n", l.val)
+			}
+		}
+	}
+	b.WriteString("  }\n}\n")
+
+	fmt.Fprintf(&b, "\nextern \"C\" __global__ void __launch_bounds__(%d, %d) rg_agg(const Args A) {\n", blockThreads, aggMinBlocks)
+	b.WriteString("  const long long n = (long long)A.a[0];\n \n")
+	fmt.Fprintf(&b, "  uint64_t *T = (uint64_t *)A.a[%d];\n", S)
+	G := ap.groups
+	if ap.strat == stratDomain {
+		for g := 0; g < G; g++ {
+			fmt.Fprintf(&b, "  uint32_t cnt%d = 0;\n", g)
+			for j, l := range ap.aggs {
+				declPartial(&b, g, j, l)
+			}
+		}
+	} else {
+		fmt.Fprintf(&b, "  uint64_t *K = (uint64_t *)A.a[%d]; uint32_t *fill = (uint32_t *)A.a[%d]; uint32_t *ST = (uint32_t *)A.a[%d];\n", S+2, S+3, S+6)
+		fmt.Fprintf(&b, "  const uint64_t cap = A.a[%d], maxFill = A.a[%d];\n", S+4, S+5)
+	}
+	b.WriteString("  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {\n")
+	g := newExprGen(p, &b, "    ")
+	if err := rowFilter(g); err != nil {
+		return "", err
+	}
+	g.line("if (pass) {")
+	g.indent += "  "
+	used := map[int]bool{}
+	for _, k := range p.Keys {
+		used[k] = true
+	}
+	for _, l := range ap.aggs {
+		if l.a.Kind != gpu.AggCountStar {
+			used[l.a.Arg] = true
+		}
+	}
+	var needed []*gpu.Expr
+	for j, e := range p.Project {
+		if used[j] {
+			needed = append(needed, e)
+		}
+	}
+	loadAll(g, needed...)
+	pv := make([]string, len(p.Project))
+	pn := make([]string, len(p.Project))
+	for j, e := range p.Project {
+		if !used[j] {
+			continue
+		}
+		var err error
+		if pv[j], pn[j], err = g.expr(e); err != nil {
+			return "", fmt.Errorf("project #%d: %w", j, err)
+		}
+	}
+	if ap.strat == stratDomain {
+		terms := []string{"0"}
+		for ki, k := range p.Keys {
+			code := fmt.Sprintf("(int)%s", pv[k])
+			if p.Project[k].Type.Nullable {
+				code = fmt.Sprintf("(%s ? %d : (int)%s)", pn[k], ap.domains[ki]-1, pv[k])
+			}
+			terms = append(terms, fmt.Sprintf("%s * %d", code, ap.strides[ki]))
+		}
+		g.line("const int gid = %s;", strings.Join(terms, " + "))
+		for gi := 0; gi < G; gi++ {
+			g.line("if (gid == %d) {", gi)
+			g.line("  cnt%d++;", gi)
+			for j, l := range ap.aggs {
+				updatePartial(g, gi, j, l, pv, pn)
+			}
+			g.line("}")
+		}
+	} else {
+		KW := ap.keyWords
+		g.line("uint64_t key[%d] = {0};", KW)
+		for ki, k := range p.Keys {
+			packKey(g, ap, ki, p.Project[k].Type, pv[k], pn[k])
+		}
+		g.line("uint64_t h = 0x243F6A8885A308D3ull;")
+		for w := 0; w < KW; w++ {
+			g.line("h = (h ^ key[%d]) * 0x9E3779B97F4A7C15ull; h ^= h >> 31;", w)
+		}
+		g.line("h ^= h >> 29; h *= 0xBF58476D1CE4E5B9ull; h ^= h >> 32; h &= cap - 1;")
+		g.line("uint64_t slot = ~0ull, probes = 0;")
+		g.line("for (;;) {")
+		// Slot states: 0 empty, 1 being written, 2 holds a key.
+		g.line("  uint32_t st = ((volatile uint32_t *)ST)[h];")
+		g.line("  if (st == 0) {")
+		g.line("    st = atomicCAS(&ST[h], 0u, 1u);")
+		g.line("    if (st == 0) {")
+		for w := 0; w < KW; w++ {
+			g.line("      K[h * %d + %d] = key[%d];", KW, w, w)
+		}
+		g.line("      __threadfence(); atomicExch(&ST[h], 2u);")
+		g.line("      if (atomicAdd(fill, 1u) >= maxFill) rg_raise(status, RG_TABLE_FULL);")
+		g.line("      slot = h; break;")
+		g.line("    }")
+		g.line("  }")
+		g.line("  while (st == 1) st = ((volatile uint32_t *)ST)[h];")
+		g.line("  __threadfence();")
+		conds := make([]string, KW)
+		for w := 0; w < KW; w++ {
+			conds[w] = fmt.Sprintf("((volatile uint64_t *)K)[h * %d + %d] == key[%d]", KW, w, w)
+		}
+		g.line("  if (%s) { slot = h; break; }", strings.Join(conds, " && "))
+		g.line("  h = (h + 1) & (cap - 1);")
+		g.line("  if (++probes >= cap) { rg_raise(status, RG_TABLE_FULL); break; }")
+		g.line("}")
+		g.line("if (slot != ~0ull) {")
+		g.line("  uint64_t *R = T + slot * W;")
+		g.line("  atomicAdd((unsigned long long *)&R[0], 1ull);")
+		for _, l := range ap.aggs {
+			atomicUpdate(g, l, pv, pn)
+		}
+		g.line("}")
+	}
+	g.indent = g.indent[:len(g.indent)-2]
+	g.line("}")
+	b.WriteString("  }\n")
+	if ap.strat == stratDomain {
+		b.WriteString("  const int lane = threadIdx.x & 31;\n")
+		for gi := 0; gi < G; gi++ {
+			flushGroup(&b, gi, ap)
+		}
+	}
+	b.WriteString("}\n")
+	return b.String(), nil
+}
+
+func partialName(g, j int) string { return fmt.Sprintf("p%d_%d", g, j) }
+func nnName(g, j int, l aggLayout) string {
+	if l.arg.Nullable {
+		return fmt.Sprintf("q%d_%d", g, j)
+	}
+	return fmt.Sprintf("cnt%d", g)
+}
+
+func declPartial(b *strings.Builder, g, j int, l aggLayout) {
+	if l.a.Kind == gpu.AggCountStar {
+		return
+	}
+	if l.arg.Nullable {
+		fmt.Fprintf(b, "  uint32_t %s = 0;\n", nnName(g, j, l))
+	}
+	name := partialName(g, j)
+	isMax := l.a.Kind == gpu.AggMax
+	switch {
+	case l.a.Kind == gpu.AggCount:
+	case l.a.Kind == gpu.AggSum && l.arg.Kind.IsFloat():
+		fmt.Fprintf(b, "  double %s = 0;\n", name)
+	case l.a.Kind == gpu.AggSum:
+		fmt.Fprintf(b, "  long long %s = 0;\n", name)
+	case l.arg.Kind == gpu.Decimal128:
+		if isMax {
+			fmt.Fprintf(b, "  i128 %s = I128(0x8000000000000000ull, 0);\n", name)
+		} else {
+			fmt.Fprintf(b, "  i128 %s = I128(0x7fffffffffffffffull, ~0ull);\n", name)
+		}
+	case l.arg.Kind.IsFloat():
+		if isMax {
+			fmt.Fprintf(b, "  uint64_t %s = 0;\n", name)
+		} else {
+			fmt.Fprintf(b, "  uint64_t %s = ~0ull;\n", name)
+		}
+	default:
+		if isMax {
+			fmt.Fprintf(b, "  long long %s = (-9223372036854775807LL - 1);\n", name)
+		} else {
+			fmt.Fprintf(b, "  long long %s = 9223372036854775807LL;\n", name)
+		}
+	}
+}
+
+// updatePartial adds one row to group g's partial of aggregate j.
+func updatePartial(g *exprGen, gi, j int, l aggLayout, pv, pn []string) {
+	if l.a.Kind == gpu.AggCountStar {
+		return
+	}
+	v, n := pv[l.a.Arg], pn[l.a.Arg]
+	name := partialName(gi, j)
+	g.line("  if (!%s) {", n)
+	if l.arg.Nullable {
+		g.line("    %s++;", nnName(gi, j, l))
+	}
+	isMax := l.a.Kind == gpu.AggMax
+	switch {
+	case l.a.Kind == gpu.AggCount:
+	case l.a.Kind == gpu.AggSum && l.arg.Kind.IsFloat():
+		g.line("    %s += (double)%s;", name, v)
+	case l.a.Kind == gpu.AggSum:
+		// An int64 partial is exact until an add overflows; then the
+		// partial goes to the table's 192-bit accumulator and restarts.
+		acc := fmt.Sprintf("&T[%d * W + %d]", gi, l.val)
+		if l.arg.Kind == gpu.Decimal128 {
+			g.line("    const i128 x = (i128)%s; const long long xl = (long long)x;", v)
+			g.line("    if ((i128)xl != x) rg_atomic_add192(%s, x); else {", acc)
+		} else {
+			g.line("    const long long xl = (long long)%s; {", v)
+		}
+		g.line("      const long long s = (long long)((unsigned long long)%s + (unsigned long long)xl);", name)
+		g.line("      if (((%s ^ s) & (xl ^ s)) < 0) { rg_atomic_add192(%s, (i128)%s); %s = xl; } else %s = s;", name, acc, name, name, name)
+		g.line("    }")
+	case l.arg.Kind == gpu.Decimal128:
+		g.line("    if ((i128)%s %s %s) %s = (i128)%s;", v, map[bool]string{true: ">", false: "<"}[isMax], name, name, v)
+	case l.arg.Kind.IsFloat():
+		g.line("    { const uint64_t k = rg_f64_key((double)%s); if (k %s %s) %s = k; }", v, map[bool]string{true: ">", false: "<"}[isMax], name, name)
+	default:
+		g.line("    if ((long long)%s %s %s) %s = (long long)%s;", v, map[bool]string{true: ">", false: "<"}[isMax], name, name, v)
+	}
+	g.line("  }")
+}
+
+// flushGroup reduces group g's partials across each warp and adds them to
+// the table with one atomic per warp and word.
+func flushGroup(b *strings.Builder, gi int, ap *aggPlan) {
+	fmt.Fprintf(b, "  {\n    uint64_t *R = T + %d * W;\n", gi)
+	fmt.Fprintf(b, "    const uint64_t c = rg_warp_sum64(cnt%d);\n    if (lane == 0 && c) atomicAdd((unsigned long long *)&R[0], (unsigned long long)c);\n", gi)
+	for j, l := range ap.aggs {
+		if l.a.Kind == gpu.AggCountStar {
+			continue
+		}
+		name := partialName(gi, j)
+		nn := fmt.Sprintf("nn%d_%d", gi, j)
+		fmt.Fprintf(b, "    const uint64_t %s = rg_warp_sum64(%s);\n", nn, nnName(gi, j, l))
+		if l.a.Kind == gpu.AggCount {
+			fmt.Fprintf(b, "    if (lane == 0 && %s) atomicAdd((unsigned long long *)&R[%d], (unsigned long long)%s);\n", nn, l.val, nn)
+			continue
+		}
+		fmt.Fprintf(b, "    if (lane == 0 && %s) atomicAdd((unsigned long long *)&R[%d], (unsigned long long)%s);\n", nn, l.nn, nn)
+		isMax := l.a.Kind == gpu.AggMax
+		switch {
+		case l.a.Kind == gpu.AggSum && l.arg.Kind.IsFloat():
+			fmt.Fprintf(b, "    { double s = %s; for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);\n", name)
+			fmt.Fprintf(b, "      if (lane == 0 && %s) atomicAdd((double *)&R[%d], s); }\n", nn, l.val)
+		case l.a.Kind == gpu.AggSum:
+			fmt.Fprintf(b, "    { const i128 s = rg_warp_sum128((i128)%s); if (lane == 0 && s != 0) rg_atomic_add192(&R[%d], s); }\n", name, l.val)
+		case l.arg.Kind == gpu.Decimal128:
+			cmp := map[bool]string{true: ">", false: "<"}[isMax]
+			fmt.Fprintf(b, "    { i128 s = %s; for (int o = 16; o > 0; o >>= 1) {\n", name)
+			b.WriteString("        const uint64_t lo = __shfl_down_sync(0xffffffffu, (unsigned long long)(uint64_t)s, o);\n")
+			b.WriteString("        const uint64_t hi = __shfl_down_sync(0xffffffffu, (unsigned long long)(uint64_t)((u128)s >> 64), o);\n")
+			fmt.Fprintf(b, "        const i128 x = I128(hi, lo); if (x %s s) s = x; }\n", cmp)
+			fmt.Fprintf(b, "      if (lane == 0 && %s) rg_atomic_minmax128(&R[%d], s, %v); }\n", nn, l.val, isMax)
+		case l.arg.Kind.IsFloat():
+			fn := map[bool]string{true: "max", false: "min"}[isMax]
+			fmt.Fprintf(b, "    { unsigned long long s = %s; for (int o = 16; o > 0; o >>= 1) s = %s(s, __shfl_down_sync(0xffffffffu, s, o));\n", name, fn)
+			fmt.Fprintf(b, "      if (lane == 0 && %s) atomic%s((unsigned long long *)&R[%d], s); }\n", nn, strings.Title(fn), l.val)
+		default:
+			fn := map[bool]string{true: "max", false: "min"}[isMax]
+			fmt.Fprintf(b, "    { long long s = %s; for (int o = 16; o > 0; o >>= 1) s = %s(s, __shfl_down_sync(0xffffffffu, s, o));\n", name, fn)
+			fmt.Fprintf(b, "      if (lane == 0 && %s) atomic%s((long long *)&R[%d], s); }\n", nn, strings.Title(fn), l.val)
+		}
+	}
+	b.WriteString("  }\n")
+}
+
+// atomicUpdate adds one row to slot R (hash strategy).
+func atomicUpdate(g *exprGen, l aggLayout, pv, pn []string) {
+	if l.a.Kind == gpu.AggCountStar {
+		return
+	}
+	v, n := pv[l.a.Arg], pn[l.a.Arg]
+	g.line("  if (!%s) {", n)
+	if l.a.Kind == gpu.AggCount {
+		g.line("    atomicAdd((unsigned long long *)&R[%d], 1ull);", l.val)
+		g.line("  }")
+		return
+	}
+	g.line("    atomicAdd((unsigned long long *)&R[%d], 1ull);", l.nn)
+	isMax := l.a.Kind == gpu.AggMax
+	fn := map[bool]string{true: "atomicMax", false: "atomicMin"}[isMax]
+	switch {
+	case l.a.Kind == gpu.AggSum && l.arg.Kind.IsFloat():
+		g.line("    atomicAdd((double *)&R[%d], (double)%s);", l.val, v)
+	case l.a.Kind == gpu.AggSum:
+		g.line("    rg_atomic_add192(&R[%d], (i128)%s);", l.val, v)
+	case l.arg.Kind == gpu.Decimal128:
+		g.line("    rg_atomic_minmax128(&R[%d], (i128)%s, %v);", l.val, v, isMax)
+	case l.arg.Kind.IsFloat():
+		g.line("    %s((unsigned long long *)&R[%d], (unsigned long long)rg_f64_key((double)%s));", fn, l.val, v)
+	default:
+		g.line("    %s((long long *)&R[%d], (long long)%s);", fn, l.val, v)
+	}
+	g.line("  }")
+}
+
+// packKey stores one key in its word(s) of `key`: integers as int64,
+// floats by their bit pattern with -0 and NaN made canonical; a null key
+// leaves its words zero and sets its bit in the null word.
+func packKey(g *exprGen, ap *aggPlan, ki int, t gpu.Type, v, n string) {
+	w := ap.keyWord[ki]
+	var set string
+	switch t.Kind {
+	case gpu.Float64:
+		set = fmt.Sprintf("key[%d] = (%s == 0.0 ? 0ull : (%s != %s ? 0x7ff8000000000000ull : (uint64_t)__double_as_longlong(%s)));", w, v, v, v, v)
+	case gpu.Float32:
+		set = fmt.Sprintf("key[%d] = (%s == 0.0f ? 0ull : (%s != %s ? 0x7fc00000ull : (uint64_t)(uint32_t)__float_as_int(%s)));", w, v, v, v, v)
+	case gpu.Decimal128:
+		set = fmt.Sprintf("key[%d] = (uint64_t)%s; key[%d] = (uint64_t)((u128)%s >> 64);", w, v, w+1, v)
+	default:
+		set = fmt.Sprintf("key[%d] = (uint64_t)(long long)%s;", w, v)
+	}
+	if ap.nullBit[ki] >= 0 {
+		g.line("if (%s) key[%d] |= 1ull << %d; else { %s }", n, ap.nullWord, ap.nullBit[ki], set)
+	} else {
+		g.line("%s", set)
+	}
+}
+
+// aggMinBlocks is the aggregate kernel's minimum resident blocks per SM:
+// it caps registers (65536 / (256 * 2) = 128) so that per-group partials
+// do not leave one block per SM, too few warps to hide memory latency.
+var aggMinBlocks = 1

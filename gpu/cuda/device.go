@@ -1,0 +1,350 @@
+// Package cuda is rigel's NVIDIA GPU device: the CUDA driver API and NVRTC
+// reached through cgo and dlopen (no CUDA toolkit at build time), fused
+// pipeline kernels generated from the kernel IR, a pool allocator for
+// intermediates, and pinned, double-buffered uploads.
+package cuda
+
+/*
+#include "shim.h"
+*/
+import "C"
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rigel-db/rigel/gpu"
+)
+
+//go:embed kernels/prelude.cuh
+var preludeSrc string
+
+//go:embed kernels/util.cu
+var utilSrc string
+
+// stagingChunk is the size of each of the two pinned upload buffers.
+const stagingChunk = 16 << 20
+
+// Device is a gpu.Device on one NVIDIA GPU. Its methods may be called from
+// any goroutine: mu serializes the work on the device's one stream.
+type Device struct {
+	mu     sync.Mutex
+	dev    C.CUdevice
+	cx     ctx
+	stream C.CUstream
+	pin    [2]unsafe.Pointer
+	pinEv  [2]C.CUevent
+	evA    C.CUevent
+	evB    C.CUevent
+	info   gpu.Info
+	arch   string
+	sms    int
+	pool   *pool
+	mods   map[string]*module // by source text hash
+	util   *module
+	status uint64 // 4-byte device word kernels raise flags in
+	closed bool
+
+	st struct{ up, down, launches, compiled, nanos atomic.Int64 }
+}
+
+var _ gpu.Device = (*Device)(nil)
+
+// Open opens GPU 0. The error wraps gpu.ErrNoDevice with a one-line reason
+// when the driver, NVRTC or a GPU is missing.
+func Open() (*Device, error) {
+	if err := loadDriver(); err != nil {
+		return nil, err
+	}
+	var n C.int
+	if r := C.rg_device_count(&n); r != 0 {
+		return nil, fmt.Errorf("cuDeviceGetCount: %s: %w", C.GoString(C.rg_cu_error_name(r)), gpu.ErrNoDevice)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("the CUDA driver sees no GPU: %w", gpu.ErrNoDevice)
+	}
+	if err := loadNVRTC(); err != nil {
+		return nil, err
+	}
+	d := &Device{mods: map[string]*module{}}
+	if err := check(C.rg_device_get(&d.dev, 0), "cuDeviceGet 0"); err != nil {
+		return nil, fmt.Errorf("%v: %w", err, gpu.ErrNoDevice)
+	}
+	var major, minor, sms C.int
+	if err := firstErr(
+		check(C.rg_device_attr(&major, 75, d.dev), "cuDeviceGetAttribute compute capability major"),
+		check(C.rg_device_attr(&minor, 76, d.dev), "cuDeviceGetAttribute compute capability minor"),
+		check(C.rg_device_attr(&sms, 16, d.dev), "cuDeviceGetAttribute multiprocessor count"),
+	); err != nil {
+		return nil, err
+	}
+	d.arch = fmt.Sprintf("sm_%d%d", major, minor)
+	d.sms = int(sms)
+	var c C.CUcontext
+	if err := check(C.rg_primary_ctx_retain(&c, d.dev), "cuDevicePrimaryCtxRetain"); err != nil {
+		return nil, fmt.Errorf("%v: %w", err, gpu.ErrNoDevice)
+	}
+	d.cx = ctx{c}
+	if err := d.init(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func (d *Device) init() error {
+	c := d.cx.c
+	if err := check(C.rg_stream_create(c, &d.stream), "cuStreamCreate"); err != nil {
+		return err
+	}
+	for i := range d.pin {
+		if err := check(C.rg_host_alloc(c, &d.pin[i], stagingChunk), "cuMemHostAlloc 16 MiB staging buffer"); err != nil {
+			return err
+		}
+		if err := check(C.rg_event_create(c, &d.pinEv[i]), "cuEventCreate"); err != nil {
+			return err
+		}
+	}
+	if err := firstErr(check(C.rg_event_create(c, &d.evA), "cuEventCreate"),
+		check(C.rg_event_create(c, &d.evB), "cuEventCreate")); err != nil {
+		return err
+	}
+	d.pool = newPool(d.cx)
+	var err error
+	if d.status, err = d.cx.alloc(8, "kernel status word"); err != nil {
+		return err
+	}
+	if d.util, err = d.moduleFor(preludeSrc+utilSrc, "rigel_util.cu"); err != nil {
+		return err
+	}
+	var name [256]C.char
+	var drv C.int
+	var total, free C.size_t
+	C.rg_device_name(&name[0], 256, d.dev)
+	C.rg_driver_version(&drv)
+	C.rg_mem_info(c, &free, &total)
+	d.info = gpu.Info{
+		Name: "cuda", Model: C.GoString(&name[0]),
+		Driver:      fmt.Sprintf("CUDA driver %d.%d", drv/1000, (drv%1000)/10),
+		Compiler:    nvrtcVer,
+		Arch:        d.arch,
+		TotalMemory: int64(total), FreeMemory: int64(free),
+		KernelCache: kernelCacheDir(), Multiprocs: d.sms,
+	}
+	return nil
+}
+
+// moduleFor returns the loaded module of src, compiling (through the disk
+// cache) and loading it on first use. Callers hold d.mu or are in Open.
+func (d *Device) moduleFor(src, name string) (*module, error) {
+	key := cacheKey(src, d.arch)
+	if m, ok := d.mods[key]; ok {
+		return m, nil
+	}
+	cubin, compiled, err := compileCached(src, name, d.arch)
+	if err != nil {
+		return nil, err
+	}
+	if compiled {
+		d.st.compiled.Add(1)
+	}
+	m, err := d.cx.loadModule(cubin)
+	if err != nil {
+		return nil, err
+	}
+	d.mods[key] = m
+	return m, nil
+}
+
+// Info describes the GPU; FreeMemory is read now.
+func (d *Device) Info() gpu.Info {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	in := d.info
+	if !d.closed {
+		var total, free C.size_t
+		if C.rg_mem_info(d.cx.c, &free, &total) == 0 {
+			in.FreeMemory = int64(free)
+		}
+	}
+	return in
+}
+
+func (d *Device) Stats() gpu.Stats {
+	return gpu.Stats{
+		BytesUploaded: d.st.up.Load(), BytesDownloaded: d.st.down.Load(),
+		KernelLaunches: d.st.launches.Load(), KernelsCompiled: d.st.compiled.Load(),
+		DeviceNanos: d.st.nanos.Load(),
+	}
+}
+
+func (d *Device) ResetStats() {
+	d.st.up.Store(0)
+	d.st.down.Store(0)
+	d.st.launches.Store(0)
+	d.st.compiled.Store(0)
+	d.st.nanos.Store(0)
+}
+
+// Close frees the pool, staging buffers, modules and the stream, and
+// releases the primary context.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	c := d.cx.c
+	var errs []string
+	note := func(err error) {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if d.stream != nil {
+		note(d.cx.sync(d.stream, "close"))
+	}
+	if d.pool != nil {
+		note(d.pool.drain())
+	}
+	if d.status != 0 {
+		note(d.cx.free(d.status))
+	}
+	for _, m := range d.mods {
+		note(check(C.rg_module_unload(c, m.m), "cuModuleUnload"))
+	}
+	for i := range d.pin {
+		if d.pin[i] != nil {
+			note(check(C.rg_host_free(c, d.pin[i]), "cuMemFreeHost"))
+		}
+		if d.pinEv[i] != nil {
+			note(check(C.rg_event_destroy(c, d.pinEv[i]), "cuEventDestroy"))
+		}
+	}
+	for _, e := range []C.CUevent{d.evA, d.evB} {
+		if e != nil {
+			note(check(C.rg_event_destroy(c, e), "cuEventDestroy"))
+		}
+	}
+	if d.stream != nil {
+		note(check(C.rg_stream_destroy(c, d.stream), "cuStreamDestroy"))
+	}
+	note(check(C.rg_primary_ctx_release(d.dev), "cuDevicePrimaryCtxRelease"))
+	if len(errs) > 0 {
+		return fmt.Errorf("closing CUDA device: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// column is a device-resident column. data holds Len values of Type's
+// width; valid, when non-zero, holds one byte per row (1 = not null):
+// bytes rather than bits so that kernels write validity without atomics.
+type column struct {
+	d      *Device
+	t      gpu.Type
+	n      int
+	data   uint64
+	valid  uint64
+	dict   *array.String
+	pooled bool // intermediates come from the pool, uploads do not
+	freed  atomic.Bool
+}
+
+func (c *column) Type() gpu.Type            { return c.t }
+func (c *column) Len() int                  { return c.n }
+func (c *column) Dictionary() *array.String { return c.dict }
+
+func (c *column) Release() {
+	if c.freed.Swap(true) {
+		return
+	}
+	d := c.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return
+	}
+	for _, p := range []uint64{c.data, c.valid} {
+		if p == 0 {
+			continue
+		}
+		if c.pooled {
+			d.pool.put(p)
+		} else {
+			d.cx.free(p)
+		}
+	}
+	if c.dict != nil {
+		c.dict.Release()
+	}
+}
+
+// asColumns checks that cols belong to d and are live.
+func (d *Device) asColumns(cols []gpu.Column) ([]*column, error) {
+	out := make([]*column, len(cols))
+	for i, c := range cols {
+		cc, ok := c.(*column)
+		if !ok || cc.d != d {
+			return nil, fmt.Errorf("column %d was not made by this CUDA device", i)
+		}
+		if cc.freed.Load() {
+			return nil, fmt.Errorf("column %d was released", i)
+		}
+		out[i] = cc
+	}
+	return out, nil
+}
+
+// timedLaunch launches a kernel between two events and adds its time to the
+// stats once it has finished (the callers synchronize anyway).
+func (d *Device) timedLaunch(m *module, name string, grid, block, shmem int, args []uint64) error {
+	f, err := d.cx.function(m, name)
+	if err != nil {
+		return err
+	}
+	if err := check(C.rg_event_record(d.cx.c, d.evA, d.stream), "cuEventRecord"); err != nil {
+		return err
+	}
+	if err := d.cx.launch(f, grid, block, shmem, d.stream, args, name); err != nil {
+		return err
+	}
+	d.st.launches.Add(1)
+	if err := check(C.rg_event_record(d.cx.c, d.evB, d.stream), "cuEventRecord"); err != nil {
+		return err
+	}
+	var ms C.float
+	if err := check(C.rg_event_elapsed(d.cx.c, &ms, d.evA, d.evB), "kernel %s", name); err != nil {
+		return err
+	}
+	d.st.nanos.Add(int64(float64(ms) * 1e6))
+	return nil
+}
+
+// gridFor picks a grid-stride grid: enough blocks to fill every SM a few
+// times over, fewer for small inputs.
+func (d *Device) gridFor(n int64, block int) int {
+	g := (n + int64(block) - 1) / int64(block)
+	max := int64(d.sms * 8)
+	if g > max {
+		g = max
+	}
+	if g < 1 {
+		g = 1
+	}
+	return int(g)
+}

@@ -1,0 +1,147 @@
+package cuda
+
+/*
+#cgo LDFLAGS: -ldl
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// cuError is a failed driver call: what was being done and the CUDA name.
+type cuError struct {
+	what string
+	code C.CUresult
+	name string
+}
+
+func (e *cuError) Error() string { return e.what + ": " + e.name }
+
+// Unwrap lets errors.Is(err, gpu.ErrOutOfMemory) see an allocation failure.
+func (e *cuError) Unwrap() error {
+	if e.name == "CUDA_ERROR_OUT_OF_MEMORY" {
+		return gpu.ErrOutOfMemory
+	}
+	return nil
+}
+
+func check(r C.CUresult, format string, args ...any) error {
+	if r == 0 {
+		return nil
+	}
+	return &cuError{what: fmt.Sprintf(format, args...), code: r, name: C.GoString(C.rg_cu_error_name(r))}
+}
+
+var (
+	loadCudaOnce sync.Once
+	loadCudaErr  error
+)
+
+// loadDriver dlopens libcuda.so.1 and runs cuInit once per process.
+func loadDriver() error {
+	loadCudaOnce.Do(func() {
+		if msg := C.rg_load_cuda(); msg != nil {
+			loadCudaErr = fmt.Errorf("%s: %w", C.GoString(msg), gpu.ErrNoDevice)
+			return
+		}
+		if r := C.rg_init(); r != 0 {
+			loadCudaErr = fmt.Errorf("cuInit: %s: %w", C.GoString(C.rg_cu_error_name(r)), gpu.ErrNoDevice)
+		}
+	})
+	return loadCudaErr
+}
+
+// ctx wraps a CUDA context; every call through it makes it current on the
+// calling thread inside the same C call (see shim.h).
+type ctx struct{ c C.CUcontext }
+
+func (x ctx) alloc(n int64, what string) (uint64, error) {
+	var p C.CUdeviceptr
+	if n <= 0 {
+		n = 1
+	}
+	if err := check(C.rg_mem_alloc(x.c, &p, C.size_t(n)), "cuMemAlloc %s for %s", humanBytes(n), what); err != nil {
+		return 0, err
+	}
+	return uint64(p), nil
+}
+
+func (x ctx) free(p uint64) error {
+	return check(C.rg_mem_free(x.c, C.CUdeviceptr(p)), "cuMemFree")
+}
+
+func (x ctx) memset(p uint64, v byte, n int64, s C.CUstream) error {
+	if n == 0 {
+		return nil
+	}
+	return check(C.rg_memset8(x.c, C.CUdeviceptr(p), C.uchar(v), C.size_t(n), s), "cuMemsetD8Async %s", humanBytes(n))
+}
+
+func (x ctx) sync(s C.CUstream, what string) error {
+	return check(C.rg_stream_sync(x.c, s), "cuStreamSynchronize after %s", what)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// module is a loaded CUBIN.
+type module struct {
+	m     C.CUmodule
+	funcs map[string]C.CUfunction
+}
+
+func (x ctx) loadModule(cubin []byte) (*module, error) {
+	var m C.CUmodule
+	p := C.CBytes(cubin)
+	defer C.free(p)
+	if err := check(C.rg_module_load(x.c, &m, p), "cuModuleLoadData (%d-byte CUBIN)", len(cubin)); err != nil {
+		return nil, err
+	}
+	return &module{m: m, funcs: map[string]C.CUfunction{}}, nil
+}
+
+func (x ctx) function(m *module, name string) (C.CUfunction, error) {
+	if f, ok := m.funcs[name]; ok {
+		return f, nil
+	}
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	var f C.CUfunction
+	if err := check(C.rg_module_function(x.c, &f, m.m, cn), "cuModuleGetFunction %s", name); err != nil {
+		return nil, err
+	}
+	m.funcs[name] = f
+	return f, nil
+}
+
+// launch starts f with one kernel parameter: a block of 64-bit words that
+// the kernel reads as `const Args` (see kernels/prelude.cuh).
+func (x ctx) launch(f C.CUfunction, grid, block int, shmem int, s C.CUstream, args []uint64, what string) error {
+	if len(args) > maxArgs {
+		return fmt.Errorf("launch %s: %d argument words, at most %d: %w", what, len(args), maxArgs, gpu.ErrUnsupported)
+	}
+	blk := (*[maxArgs]uint64)(C.calloc(maxArgs, 8))
+	defer C.free(unsafe.Pointer(blk))
+	copy(blk[:], args)
+	return check(C.rg_launch(x.c, f, C.uint(grid), C.uint(block), C.uint(shmem), s, unsafe.Pointer(blk)),
+		"cuLaunchKernel %s (grid %d, block %d)", what, grid, block)
+}
+
+// maxArgs is the size of the Args struct every kernel takes (prelude.cuh).
+const maxArgs = 256

@@ -1,0 +1,173 @@
+// prelude.cuh: definitions shared by every rigel kernel. NVRTC has no libc
+// headers, so the few integer types and helpers are defined here.
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef __int128 i128;
+typedef unsigned __int128 u128;
+
+// Every kernel takes one parameter: a block of 64-bit words holding its
+// pointers and sizes in an order the host side and the kernel agree on.
+struct Args { uint64_t a[256]; };
+
+#define I128(hi, lo) ((i128)(((u128)(uint64_t)(hi) << 64) | (u128)(uint64_t)(lo)))
+
+// Flag bits a kernel raises in its status word (status[0]).
+#define RG_OVERFLOW 1u
+#define RG_INEXACT_FLOAT 2u
+#define RG_TABLE_FULL 4u
+
+__device__ __forceinline__ void rg_raise(uint32_t *st, uint32_t bit) { atomicOr(st, bit); }
+
+// Generated kernels find their status word in Args word 1.
+#define status ((uint32_t *)A.a[1])
+
+// 128-bit arithmetic with signed overflow detection.
+__device__ __forceinline__ bool rg_add128(i128 a, i128 b, i128 *r) {
+    i128 s = (i128)((u128)a + (u128)b);
+    *r = s;
+    return ((a ^ s) & (b ^ s)) < 0;
+}
+__device__ __forceinline__ bool rg_sub128(i128 a, i128 b, i128 *r) {
+    i128 s = (i128)((u128)a - (u128)b);
+    *r = s;
+    return ((a ^ b) & (a ^ s)) < 0;
+}
+__device__ __forceinline__ bool rg_mul128(i128 a, i128 b, i128 *r) {
+    bool neg = (a < 0) != (b < 0);
+    u128 ua = a < 0 ? (u128)0 - (u128)a : (u128)a;
+    u128 ub = b < 0 ? (u128)0 - (u128)b : (u128)b;
+    uint64_t a1 = (uint64_t)(ua >> 64), a0 = (uint64_t)ua;
+    uint64_t b1 = (uint64_t)(ub >> 64), b0 = (uint64_t)ub;
+    *r = 0;
+    if (a1 != 0 && b1 != 0) return true;
+    u128 lo = (u128)a0 * b0;
+    u128 cross = (u128)a1 * b0 + (u128)a0 * b1; // one term is zero
+    if ((cross >> 64) != 0) return true;
+    u128 m = lo + (cross << 64);
+    if (m < lo) return true;
+    u128 lim = (u128)1 << 127;
+    if (neg ? m > lim : m >= lim) return true;
+    *r = neg ? (i128)((u128)0 - m) : (i128)m;
+    return false;
+}
+
+// Division by a positive power of ten, rounding half away from zero.
+__device__ __forceinline__ i128 rg_div_round(i128 v, i128 d) {
+    i128 q = v / d, r = v % d;
+    if (r < 0) r = -r;
+    if (r * 2 >= d) q += (v < 0 ? -1 : 1);
+    return q;
+}
+
+// Exact sums: a 192-bit two's complement accumulator in three words
+// (lo, mid, hi) updated with one atomic per word and explicit carries, so
+// that any order of concurrent adds gives the exact total. The host checks
+// at the end that the total fits 128 bits.
+__device__ __forceinline__ void rg_atomic_add192(uint64_t *w, i128 v) {
+    uint64_t lo = (uint64_t)v, mid = (uint64_t)((u128)v >> 64), hi = v < 0 ? ~0ull : 0ull;
+    if (lo != 0) {
+        uint64_t old = atomicAdd((unsigned long long *)&w[0], (unsigned long long)lo);
+        if (old + lo < old) {
+            uint64_t m2 = mid + 1;
+            if (m2 == 0) hi += 1; // mid was all ones: the carry passes through
+            mid = m2;
+        }
+    }
+    if (mid != 0) {
+        uint64_t old = atomicAdd((unsigned long long *)&w[1], (unsigned long long)mid);
+        if (old + mid < old) hi += 1;
+    }
+    if (hi != 0) atomicAdd((unsigned long long *)&w[2], (unsigned long long)hi);
+}
+
+// Floats are min/maxed through an order-preserving map to uint64: NaN
+// (canonicalized) sorts above +Inf, as in SQL engines; -0 sorts below +0.
+__device__ __forceinline__ uint64_t rg_f64_key(double d) {
+    uint64_t b = (d != d) ? 0x7ff8000000000000ull : (uint64_t)__double_as_longlong(d);
+    return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
+}
+
+// 128-bit min/max under a per-accumulator spin lock (words: lo, hi, lock).
+// Independent thread scheduling (sm_70+) makes the lock safe within a warp.
+__device__ __forceinline__ void rg_atomic_minmax128(uint64_t *w, i128 v, bool isMax) {
+    while (atomicCAS((unsigned long long *)&w[2], 0ull, 1ull) != 0ull) {
+    }
+    __threadfence();
+    volatile uint64_t *vw = w;
+    i128 cur = I128(vw[1], vw[0]);
+    if (isMax ? v > cur : v < cur) {
+        vw[0] = (uint64_t)v;
+        vw[1] = (uint64_t)((u128)v >> 64);
+    }
+    __threadfence();
+    atomicExch((unsigned long long *)&w[2], 0ull);
+}
+
+// Warp and block sums used by the per-block flush of register accumulators.
+__device__ __forceinline__ i128 rg_warp_sum128(i128 v) {
+    for (int o = 16; o > 0; o >>= 1) {
+        uint64_t lo = __shfl_down_sync(0xffffffffu, (unsigned long long)(uint64_t)v, o);
+        uint64_t hi = __shfl_down_sync(0xffffffffu, (unsigned long long)(uint64_t)((u128)v >> 64), o);
+        v = (i128)((u128)v + (((u128)hi << 64) | lo));
+    }
+    return v;
+}
+__device__ __forceinline__ uint64_t rg_warp_sum64(uint64_t v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, (unsigned long long)v, o);
+    return v;
+}
+
+// SQL comparison of floats: NaN equals NaN and is above every number.
+__device__ __forceinline__ int rg_fcmp(double a, double b) {
+    bool an = a != a, bn = b != b;
+    if (an || bn) return (int)an - (int)bn;
+    return (a > b) - (a < b);
+}
+
+// Exact integer/decimal to float conversion, rounded once: the unscaled
+// value v over 10^s is brought to a 64-bit quotient q (plus e fraction
+// bits) by binary long division; the bits left over fold into q's lowest
+// bit ("round to odd"), so converting q rounds exactly as the true value
+// would, and scaling by 2^-e is exact.
+__device__ __forceinline__ double rg_pow2(int e) { return __longlong_as_double((long long)(1023 + e) << 52); }
+
+__device__ double rg_dec_to_f64(i128 v, u128 d, bool toFloat) {
+    if (v == 0) return 0.0;
+    const bool neg = v < 0;
+    u128 a = neg ? (u128)0 - (u128)v : (u128)v;
+    u128 q = a / d, rem = a % d;
+    int e = 0;
+    if ((q >> 64) != 0) {
+        // Keep the top 64 bits of the integer quotient; the rest is sticky.
+        int sh = 0;
+        while ((q >> (64 + sh)) != 0) sh++;
+        const bool lost = (q & (((u128)1 << sh) - 1)) != 0 || rem != 0;
+        q = (q >> sh) | (lost ? 1 : 0);
+        e = -sh;
+    } else {
+        while (q < ((u128)1 << 63)) {
+            rem <<= 1;
+            q <<= 1;
+            if (rem >= d) { rem -= d; q |= 1; }
+            e++;
+        }
+        if (rem != 0) q |= 1;
+    }
+    const uint64_t q64 = (uint64_t)q;
+    double r;
+    if (toFloat) {
+        r = (double)__ull2float_rn(q64); // one rounding to 24 bits
+    } else {
+        r = __ull2double_rn(q64);
+    }
+    // Apply 2^-e in two exact steps (e may exceed one power's range).
+    if (e > 0) { const int h = e / 2; r = r * rg_pow2(-h) * rg_pow2(-(e - h)); }
+    else if (e < 0) { const int h = -e / 2; r = r * rg_pow2(h) * rg_pow2(-e - h); }
+    return neg ? -r : r;
+}

@@ -1,0 +1,136 @@
+// util.cu: hand-written kernels (scan of per-tile counts, sort by rank,
+// gather). Compiled once per device after prelude.cuh.
+
+// rg_scan: exclusive prefix sum of n uint32 counts into n+1 uint64 offsets
+// (offsets[n] = total). One block of 1024 threads; each thread owns a
+// contiguous run of counts. Args: n, counts, offsets.
+extern "C" __global__ void __launch_bounds__(1024) rg_scan(const Args A) {
+    const uint64_t n = A.a[0];
+    const uint32_t *counts = (const uint32_t *)A.a[1];
+    uint64_t *offsets = (uint64_t *)A.a[2];
+    __shared__ uint64_t part[1024];
+    const uint64_t per = (n + 1023) / 1024;
+    const uint64_t lo = per * threadIdx.x, hi = lo + per < n ? lo + per : n;
+    uint64_t s = 0;
+    for (uint64_t i = lo; i < hi; i++) s += counts[i];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    // Hillis-Steele inclusive scan over the 1024 partial sums.
+    for (int d = 1; d < 1024; d <<= 1) {
+        uint64_t v = threadIdx.x >= d ? part[threadIdx.x - d] : 0;
+        __syncthreads();
+        part[threadIdx.x] += v;
+        __syncthreads();
+    }
+    uint64_t run = part[threadIdx.x] - s;
+    for (uint64_t i = lo; i < hi; i++) {
+        offsets[i] = run;
+        run += counts[i];
+    }
+    if (threadIdx.x == 1023) offsets[n] = part[1023];
+}
+
+// Sort key kinds (must match sortKind in sort.go).
+#define SK_I8 1
+#define SK_I16 2
+#define SK_I32 3
+#define SK_I64 4
+#define SK_I128 5
+#define SK_F32 6
+#define SK_F64 7
+#define SK_U8 8
+
+struct SortKey {
+    const void *data;
+    const uint8_t *valid; // one byte per row, NULL when not nullable
+    int kind;
+    bool desc, nullsFirst;
+};
+
+__device__ __forceinline__ int rg_cmp_val(const SortKey &k, uint64_t a, uint64_t b) {
+    switch (k.kind) {
+    case SK_U8: { int x = ((const uint8_t *)k.data)[a], y = ((const uint8_t *)k.data)[b]; return (x > y) - (x < y); }
+    case SK_I8: { int x = ((const int8_t *)k.data)[a], y = ((const int8_t *)k.data)[b]; return (x > y) - (x < y); }
+    case SK_I16: { int x = ((const int16_t *)k.data)[a], y = ((const int16_t *)k.data)[b]; return (x > y) - (x < y); }
+    case SK_I32: { int x = ((const int32_t *)k.data)[a], y = ((const int32_t *)k.data)[b]; return (x > y) - (x < y); }
+    case SK_I64: { int64_t x = ((const int64_t *)k.data)[a], y = ((const int64_t *)k.data)[b]; return (x > y) - (x < y); }
+    case SK_I128: { i128 x = ((const i128 *)k.data)[a], y = ((const i128 *)k.data)[b]; return (x > y) - (x < y); }
+    case SK_F32: {
+        uint64_t x = rg_f64_key((double)((const float *)k.data)[a]), y = rg_f64_key((double)((const float *)k.data)[b]);
+        return (x > y) - (x < y);
+    }
+    case SK_F64: {
+        uint64_t x = rg_f64_key(((const double *)k.data)[a]), y = rg_f64_key(((const double *)k.data)[b]);
+        return (x > y) - (x < y);
+    }
+    }
+    return 0;
+}
+
+// rg_sort_rank: rank[i] = number of rows ordered before row i (ties broken
+// by row index, so the order is stable). O(n^2): meant for small inputs.
+// Args: n, nkeys, rank, then 4 words per key: data, valid, kind, flags
+// (bit 0 desc, bit 1 nulls first).
+extern "C" __global__ void __launch_bounds__(256) rg_sort_rank(const Args A) {
+    const uint64_t n = A.a[0];
+    const int nk = (int)A.a[1];
+    uint32_t *rank = (uint32_t *)A.a[2];
+    SortKey keys[8];
+    for (int k = 0; k < nk && k < 8; k++) {
+        keys[k].data = (const void *)A.a[3 + 4 * k];
+        keys[k].valid = (const uint8_t *)A.a[4 + 4 * k];
+        keys[k].kind = (int)A.a[5 + 4 * k];
+        keys[k].desc = (A.a[6 + 4 * k] & 1) != 0;
+        keys[k].nullsFirst = (A.a[6 + 4 * k] & 2) != 0;
+    }
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        uint32_t r = 0;
+        for (uint64_t j = 0; j < n; j++) {
+            int c = 0;
+            for (int k = 0; k < nk && c == 0; k++) {
+                const SortKey &K = keys[k];
+                bool nj = K.valid && !K.valid[j], ni = K.valid && !K.valid[i];
+                if (nj || ni) {
+                    if (nj && ni) continue;
+                    // A null sorts first or last regardless of direction.
+                    c = (nj ? -1 : 1) * (K.nullsFirst ? 1 : -1);
+                    continue;
+                }
+                c = rg_cmp_val(K, j, i);
+                if (K.desc) c = -c;
+            }
+            if (c < 0 || (c == 0 && j < i)) r++;
+        }
+        rank[i] = r;
+    }
+}
+
+// rg_gather: dst[rank[i]] = src[i] for rank[i] < limit, width bytes a value.
+// Args: n, limit, rank, src, dst, width.
+extern "C" __global__ void __launch_bounds__(256) rg_gather(const Args A) {
+    const uint64_t n = A.a[0], limit = A.a[1];
+    const uint32_t *rank = (const uint32_t *)A.a[2];
+    const uint8_t *src = (const uint8_t *)A.a[3];
+    uint8_t *dst = (uint8_t *)A.a[4];
+    const int w = (int)A.a[5];
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        uint64_t r = rank[i];
+        if (r >= limit) continue;
+        switch (w) {
+        case 1: dst[r] = src[i]; break;
+        case 2: ((uint16_t *)dst)[r] = ((const uint16_t *)src)[i]; break;
+        case 4: ((uint32_t *)dst)[r] = ((const uint32_t *)src)[i]; break;
+        case 8: ((uint64_t *)dst)[r] = ((const uint64_t *)src)[i]; break;
+        case 16: ((u128 *)dst)[r] = ((const u128 *)src)[i]; break;
+        }
+    }
+}
+
+// rg_copy_bw: out[i] = in[i] over n uint4 values, for bandwidth measurement.
+extern "C" __global__ void __launch_bounds__(256) rg_copy_bw(const Args A) {
+    const uint64_t n = A.a[0];
+    const uint4 *in = (const uint4 *)A.a[1];
+    uint4 *out = (uint4 *)A.a[2];
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
+        out[i] = in[i];
+}

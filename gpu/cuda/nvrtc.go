@@ -1,0 +1,186 @@
+package cuda
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// nvrtcCandidates lists where NVRTC is looked for, in order: RIGEL_NVRTC,
+// the loader's search path, then the usual toolkit folders.
+func nvrtcCandidates() []string {
+	var c []string
+	if p := os.Getenv("RIGEL_NVRTC"); p != "" {
+		c = append(c, p)
+	}
+	names := []string{"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"}
+	c = append(c, names...)
+	for _, dir := range []string{"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"} {
+		for _, n := range names {
+			c = append(c, filepath.Join(dir, n))
+		}
+	}
+	return c
+}
+
+var (
+	nvrtcOnce sync.Once
+	nvrtcErr  error
+	nvrtcVer  string
+	// NVRTC programs are independent, but keep compiles one at a time:
+	// they are rare (cached) and this bounds the memory they use.
+	nvrtcMu sync.Mutex
+)
+
+// loadNVRTC finds and loads NVRTC once. It needs no GPU and no driver.
+func loadNVRTC() error {
+	nvrtcOnce.Do(func() {
+		var tried []string
+		for _, p := range nvrtcCandidates() {
+			preloadBuiltins(p)
+			cp := C.CString(p)
+			msg := C.rg_load_nvrtc(cp)
+			C.free(unsafe.Pointer(cp))
+			if msg == nil {
+				var maj, min C.int
+				if r := C.rg_nvrtc_version(&maj, &min); r != 0 {
+					nvrtcErr = fmt.Errorf("nvrtcVersion: %s", C.GoString(C.rg_nvrtc_error_string(r)))
+					return
+				}
+				nvrtcVer = fmt.Sprintf("NVRTC %d.%d (%s)", maj, min, p)
+				return
+			}
+			tried = append(tried, C.GoString(msg))
+		}
+		nvrtcErr = fmt.Errorf("NVRTC not found (set RIGEL_NVRTC to libnvrtc.so's path): %s: %w",
+			strings.Join(tried, "; "), gpu.ErrNoDevice)
+	})
+	return nvrtcErr
+}
+
+// preloadBuiltins loads libnvrtc-builtins from the folder of an NVRTC given
+// by path, where there is one.
+func preloadBuiltins(lib string) {
+	if !strings.Contains(lib, "/") {
+		return
+	}
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(lib), "libnvrtc-builtins.so.*"))
+	for _, m := range matches {
+		cm := C.CString(m)
+		ok := C.rg_preload(cm)
+		C.free(unsafe.Pointer(cm))
+		if ok != 0 {
+			return
+		}
+	}
+}
+
+// extraOpts are appended to every compile (tests ask ptxas for its
+// resource report through it).
+var extraOpts []string
+
+// compileOptions are the NVRTC options for arch (e.g. "sm_90").
+func compileOptions(arch string) []string {
+	return append([]string{"-arch=" + arch, "-std=c++17", "-default-device", "--device-int128"}, extraOpts...)
+}
+
+// nvrtcCompile compiles src for arch and returns the CUBIN and the log
+// (warnings; empty when clean).
+func nvrtcCompile(src, name, arch string) (cubin []byte, log string, err error) {
+	if err := loadNVRTC(); err != nil {
+		return nil, "", err
+	}
+	nvrtcMu.Lock()
+	defer nvrtcMu.Unlock()
+	opts := compileOptions(arch)
+	copts := make([]*C.char, len(opts))
+	for i, o := range opts {
+		copts[i] = C.CString(o)
+		defer C.free(unsafe.Pointer(copts[i]))
+	}
+	csrc := C.CString(src)
+	defer C.free(unsafe.Pointer(csrc))
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var clog, ccubin *C.char
+	var loglen, cubinlen C.size_t
+	var stage *C.char
+	r := C.rg_nvrtc_compile(csrc, cname, (**C.char)(unsafe.Pointer(&copts[0])), C.int(len(opts)),
+		&clog, &loglen, &ccubin, &cubinlen, &stage)
+	if clog != nil {
+		log = C.GoStringN(clog, C.int(loglen))
+		C.rg_free(unsafe.Pointer(clog))
+	}
+	if ccubin != nil {
+		defer C.rg_free(unsafe.Pointer(ccubin))
+	}
+	if r != 0 {
+		return nil, log, fmt.Errorf("%s of %s for %s: %s\n%s", C.GoString(stage), name, arch,
+			C.GoString(C.rg_nvrtc_error_string(r)), strings.TrimSpace(log))
+	}
+	return C.GoBytes(unsafe.Pointer(ccubin), C.int(cubinlen)), log, nil
+}
+
+// kernelCacheDir is the on-disk CUBIN cache folder.
+func kernelCacheDir() string {
+	if d := os.Getenv("RIGEL_KERNEL_CACHE"); d != "" {
+		return d
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "rigel", "kernels")
+}
+
+// cacheKey hashes everything that changes the CUBIN.
+func cacheKey(src, arch string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", nvrtcVer, arch, strings.Join(compileOptions(arch), " "))
+	h.Write([]byte(src))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// compileCached returns the CUBIN of src for arch from the disk cache, or
+// compiles and stores it. compiled reports a cache miss.
+func compileCached(src, name, arch string) (cubin []byte, compiled bool, err error) {
+	if err := loadNVRTC(); err != nil {
+		return nil, false, err
+	}
+	dir := kernelCacheDir()
+	path := filepath.Join(dir, cacheKey(src, arch)+".cubin")
+	if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+		return b, false, nil
+	}
+	cubin, _, err = nvrtcCompile(src, name, arch)
+	if err != nil {
+		return nil, true, err
+	}
+	// A cache that cannot be written only costs a recompile next time:
+	// write to a temporary name and rename so readers never see half a file.
+	if os.MkdirAll(dir, 0o755) == nil {
+		if f, err := os.CreateTemp(dir, "tmp-*"); err == nil {
+			_, werr := f.Write(cubin)
+			cerr := f.Close()
+			if werr == nil && cerr == nil {
+				os.Rename(f.Name(), path)
+			} else {
+				os.Remove(f.Name())
+			}
+		}
+	}
+	return cubin, true, nil
+}

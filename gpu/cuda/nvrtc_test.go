@@ -1,0 +1,84 @@
+package cuda
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// skipNoNVRTC skips with one line when no NVRTC library can be loaded.
+func skipNoNVRTC(t *testing.T) {
+	t.Helper()
+	if err := loadNVRTC(); err != nil {
+		t.Skipf("SKIP: no NVRTC: %v", strings.SplitN(err.Error(), "\n", 2)[0])
+	}
+}
+
+// compileClean compiles src for sm_90 and fails on any error or warning.
+func compileClean(t *testing.T, name, src string) {
+	t.Helper()
+	cubin, log, err := nvrtcCompile(src, name, "sm_90")
+	if err != nil {
+		t.Fatalf("%s: %v\n--- source ---\n%s", name, err, numbered(src))
+	}
+	if strings.TrimSpace(log) != "" {
+		t.Fatalf("%s: NVRTC warnings:\n%s", name, log)
+	}
+	if len(cubin) == 0 {
+		t.Fatalf("%s: empty CUBIN", name)
+	}
+}
+
+func numbered(src string) string {
+	var b strings.Builder
+	for i, l := range strings.Split(src, "\n") {
+		b.WriteString(strings.Repeat(" ", 4-len(itoa(i+1))) + itoa(i+1) + " " + l + "\n")
+	}
+	return b.String()
+}
+
+func itoa(i int) string {
+	s := ""
+	for {
+		s = string(rune('0'+i%10)) + s
+		i /= 10
+		if i == 0 {
+			return s
+		}
+	}
+}
+
+// TestNVRTCCompilesKernels compiles every embedded source and the generated
+// kernels of samplePipelines for sm_90 without a GPU.
+func TestNVRTCCompilesKernels(t *testing.T) {
+	skipNoNVRTC(t)
+	t.Logf("%s", nvrtcVer)
+	compileClean(t, "rigel_util.cu", preludeSrc+utilSrc)
+	for _, s := range samplePipelines() {
+		src, err := pipelineSource(s.p, s.dictLen)
+		if err != nil {
+			t.Errorf("%s: generate: %v", s.name, err)
+			continue
+		}
+		compileClean(t, s.name, src)
+	}
+}
+
+// TestCodegenRejects checks clear errors for shapes the device cannot run.
+func TestCodegenRejects(t *testing.T) {
+	wide := &gpu.Pipeline{Sink: gpu.SinkAggregate, Aggs: []gpu.Agg{{Kind: gpu.AggCountStar, Type: tI64}}}
+	for i := 0; i < 5; i++ {
+		wide.Inputs = append(wide.Inputs, dec128(38, 0))
+		wide.Project = append(wide.Project, gpu.Col(i, dec128(38, 0)))
+		wide.Keys = append(wide.Keys, i)
+	}
+	if _, err := pipelineSource(wide, nil); !errors.Is(err, gpu.ErrUnsupported) {
+		t.Errorf("10-word key: got %v, want ErrUnsupported", err)
+	}
+	bad := &gpu.Pipeline{Inputs: []gpu.Type{tI64}, Project: []*gpu.Expr{gpu.Col(3, tI64)}, Sink: gpu.SinkMaterialize}
+	if _, err := pipelineSource(bad, nil); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("bad column: got %v", err)
+	}
+}

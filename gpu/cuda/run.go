@@ -1,0 +1,228 @@
+package cuda
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// Run executes a pipeline as one generated kernel (plus a scan for
+// materialization, an init for aggregation).
+func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) ([]gpu.Column, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fmt.Errorf("run: nil pipeline")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("run: CUDA device is closed")
+	}
+	cols, err := d.asColumns(inputs)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", p, err)
+	}
+	if len(cols) != len(p.Inputs) {
+		return nil, fmt.Errorf("run %s: %d input columns, pipeline has %d", p, len(cols), len(p.Inputs))
+	}
+	n := 0
+	dictLen := make([]int, len(cols))
+	for i, c := range cols {
+		want := p.Inputs[i]
+		if c.t.Kind != want.Kind || c.t.Precision != want.Precision || c.t.Scale != want.Scale {
+			return nil, fmt.Errorf("run: input %d is %s, pipeline expects %s", i, c.t, want)
+		}
+		if c.t.Nullable && !want.Nullable {
+			return nil, fmt.Errorf("run: input %d holds nulls, pipeline expects %s", i, want)
+		}
+		if i == 0 {
+			n = c.n
+		} else if c.n != n {
+			return nil, fmt.Errorf("run: input %d has %d rows, input 0 has %d", i, c.n, n)
+		}
+		if c.dict != nil {
+			dictLen[i] = c.dict.Len()
+		}
+	}
+	args := make([]uint64, sinkWord(p))
+	args[0], args[1] = uint64(n), d.status
+	for i, c := range cols {
+		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
+	}
+	var out []*column
+	switch p.Sink {
+	case gpu.SinkMaterialize:
+		out, err = d.runMaterialize(p, cols, args, n)
+	case gpu.SinkAggregate:
+		out, err = d.runAggregate(p, cols, args, n, dictLen)
+	default:
+		err = fmt.Errorf("sink %d: %w", p.Sink, gpu.ErrUnsupported)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", p, err)
+	}
+	res := make([]gpu.Column, len(out))
+	for i, c := range out {
+		res[i] = c
+	}
+	return res, nil
+}
+
+// temps are pool blocks released when the run ends.
+type temps struct {
+	d    *Device
+	bufs []uint64
+}
+
+func (t *temps) get(n int64, what string) (uint64, error) {
+	b, err := t.d.pool.get(n, what)
+	if err == nil {
+		t.bufs = append(t.bufs, b)
+	}
+	return b, err
+}
+
+func (t *temps) release() {
+	for _, b := range t.bufs {
+		t.d.pool.put(b)
+	}
+}
+
+// resetStatus clears the flag word kernels raise errors in.
+func (d *Device) resetStatus() error { return d.cx.memset(d.status, 0, 8, d.stream) }
+
+// checkStatus reads the flag word after the kernels and turns flags into
+// errors.
+func (d *Device) checkStatus() (tableFull bool, err error) {
+	var b [4]byte
+	if err := d.copyOut(b[:], d.status, "kernel status"); err != nil {
+		return false, err
+	}
+	f := binary.LittleEndian.Uint32(b[:])
+	switch {
+	case f&1 != 0:
+		return false, fmt.Errorf("an integer or decimal result does not fit its type: %w", gpu.ErrOverflow)
+	case f&2 != 0:
+		return false, fmt.Errorf("decimal to float conversion of a value beyond the exactly convertible range: %w", gpu.ErrUnsupported)
+	}
+	return f&4 != 0, nil
+}
+
+// dictOf finds the dictionary of a Dict-typed expression: that of the first
+// Dict column it reads (the IR requires one dictionary per expression).
+func dictOf(e *gpu.Expr, cols []*column) *array.String {
+	if e.Op == gpu.OpCol && e.Type.Kind == gpu.Dict && e.Col < len(cols) {
+		return cols[e.Col].dict
+	}
+	for _, a := range e.Args {
+		if a.Type.Kind == gpu.Dict || e.Op == gpu.OpCase {
+			if dd := dictOf(a, cols); dd != nil {
+				return dd
+			}
+		}
+	}
+	return nil
+}
+
+func (d *Device) newOutput(t gpu.Type, n int, dict *array.String, what string) (*column, error) {
+	c := &column{d: d, t: t, n: n, pooled: true, dict: dict}
+	var err error
+	if c.data, err = d.pool.get(int64(n*t.Kind.Width()), what); err != nil {
+		return nil, err
+	}
+	if t.Nullable {
+		if c.valid, err = d.pool.get(int64(n), what+" validity"); err != nil {
+			d.pool.put(c.data)
+			return nil, err
+		}
+	}
+	if dict != nil {
+		dict.Retain()
+	}
+	return c, nil
+}
+
+func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, n int) (out []*column, err error) {
+	src, err := materializeSource(p)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := d.moduleFor(src, "rigel_materialize.cu")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range p.Project {
+		if e.Type.Kind == gpu.Dict && dictOf(e, cols) == nil {
+			return nil, fmt.Errorf("dict projection %s reads no dict column: %w", e, gpu.ErrUnsupported)
+		}
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	defer func() {
+		if err != nil {
+			for _, c := range out {
+				d.freeColumn(c)
+			}
+			out = nil
+		}
+	}()
+	total := 0
+	ntiles := (n + tileRows - 1) / tileRows
+	if n > 0 {
+		counts, err := tmp.get(int64(ntiles)*4, "tile counts")
+		if err != nil {
+			return nil, err
+		}
+		offsets, err := tmp.get(int64(ntiles+1)*8, "tile offsets")
+		if err != nil {
+			return nil, err
+		}
+		if err := d.resetStatus(); err != nil {
+			return nil, err
+		}
+		args = append(args, counts, uint64(ntiles))
+		grid := d.gridFor(int64(ntiles), 1)
+		if err := d.timedLaunch(mod, "rg_count", grid, blockThreads, 0, args); err != nil {
+			return nil, err
+		}
+		if err := d.timedLaunch(d.util, "rg_scan", 1, 1024, 0, []uint64{uint64(ntiles), counts, offsets}); err != nil {
+			return nil, err
+		}
+		var tb [8]byte
+		if err := d.copyOut(tb[:], offsets+uint64(ntiles)*8, "row count"); err != nil {
+			return nil, err
+		}
+		total = int(binary.LittleEndian.Uint64(tb[:]))
+		args[len(args)-2] = offsets
+		for j, e := range p.Project {
+			c, err := d.newOutput(e.Type, total, dictOf(e, cols), fmt.Sprintf("pipeline output #%d (%d rows)", j, total))
+			if err != nil {
+				return out, err
+			}
+			out = append(out, c)
+			args = append(args, c.data, c.valid)
+		}
+		if total > 0 {
+			if err := d.timedLaunch(mod, "rg_write", grid, blockThreads, 0, args); err != nil {
+				return out, err
+			}
+		}
+		if _, err := d.checkStatus(); err != nil {
+			return out, err
+		}
+		return out, nil
+	}
+	for j, e := range p.Project {
+		c, err := d.newOutput(e.Type, 0, dictOf(e, cols), fmt.Sprintf("pipeline output #%d", j))
+		if err != nil {
+			return out, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

@@ -1,0 +1,249 @@
+// shim.c: dlopen'ed CUDA driver and NVRTC entry points (see shim.h).
+#include "shim.h"
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *cu_lib, *nvrtc_lib;
+static char nvrtc_loaded_path[1024];
+
+#define CU_FN(ret, name, args) typedef ret(*t_##name) args; static t_##name p_##name;
+CU_FN(CUresult, cuInit, (unsigned))
+CU_FN(CUresult, cuDriverGetVersion, (int *))
+CU_FN(CUresult, cuGetErrorName, (CUresult, const char **))
+CU_FN(CUresult, cuDeviceGetCount, (int *))
+CU_FN(CUresult, cuDeviceGet, (CUdevice *, int))
+CU_FN(CUresult, cuDeviceGetName, (char *, int, CUdevice))
+CU_FN(CUresult, cuDeviceGetAttribute, (int *, int, CUdevice))
+CU_FN(CUresult, cuDeviceTotalMem_v2, (size_t *, CUdevice))
+CU_FN(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))
+CU_FN(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice))
+CU_FN(CUresult, cuCtxSetCurrent, (CUcontext))
+CU_FN(CUresult, cuMemGetInfo_v2, (size_t *, size_t *))
+CU_FN(CUresult, cuMemAlloc_v2, (CUdeviceptr *, size_t))
+CU_FN(CUresult, cuMemFree_v2, (CUdeviceptr))
+CU_FN(CUresult, cuMemHostAlloc, (void **, size_t, unsigned))
+CU_FN(CUresult, cuMemFreeHost, (void *))
+CU_FN(CUresult, cuStreamCreate, (CUstream *, unsigned))
+CU_FN(CUresult, cuStreamDestroy_v2, (CUstream))
+CU_FN(CUresult, cuStreamSynchronize, (CUstream))
+CU_FN(CUresult, cuEventCreate, (CUevent *, unsigned))
+CU_FN(CUresult, cuEventDestroy_v2, (CUevent))
+CU_FN(CUresult, cuEventRecord, (CUevent, CUstream))
+CU_FN(CUresult, cuEventSynchronize, (CUevent))
+CU_FN(CUresult, cuEventElapsedTime, (float *, CUevent, CUevent))
+CU_FN(CUresult, cuModuleLoadData, (CUmodule *, const void *))
+CU_FN(CUresult, cuModuleUnload, (CUmodule))
+CU_FN(CUresult, cuModuleGetFunction, (CUfunction *, CUmodule, const char *))
+CU_FN(CUresult, cuLaunchKernel, (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                 unsigned, unsigned, CUstream, void **, void **))
+CU_FN(CUresult, cuMemsetD8Async, (CUdeviceptr, unsigned char, size_t, CUstream))
+CU_FN(CUresult, cuMemcpyHtoDAsync_v2, (CUdeviceptr, const void *, size_t, CUstream))
+CU_FN(CUresult, cuMemcpyDtoHAsync_v2, (void *, CUdeviceptr, size_t, CUstream))
+CU_FN(CUresult, cuMemcpyDtoDAsync_v2, (CUdeviceptr, CUdeviceptr, size_t, CUstream))
+
+CU_FN(int, nvrtcVersion, (int *, int *))
+CU_FN(const char *, nvrtcGetErrorString, (int))
+CU_FN(int, nvrtcCreateProgram, (nvrtcProgram *, const char *, const char *, int,
+                                const char *const *, const char *const *))
+CU_FN(int, nvrtcCompileProgram, (nvrtcProgram, int, const char *const *))
+CU_FN(int, nvrtcGetProgramLogSize, (nvrtcProgram, size_t *))
+CU_FN(int, nvrtcGetProgramLog, (nvrtcProgram, char *))
+CU_FN(int, nvrtcGetCUBINSize, (nvrtcProgram, size_t *))
+CU_FN(int, nvrtcGetCUBIN, (nvrtcProgram, char *))
+CU_FN(int, nvrtcDestroyProgram, (nvrtcProgram *))
+
+static char load_err[1200];
+
+#define LOAD(lib, name)                                                          \
+    p_##name = (t_##name)dlsym(lib, #name);                                       \
+    if (!p_##name) {                                                             \
+        snprintf(load_err, sizeof load_err, "symbol %s missing from library", #name); \
+        return load_err;                                                         \
+    }
+
+const char *rg_load_cuda(void) {
+    if (cu_lib) return NULL;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *e = dlerror();
+        snprintf(load_err, sizeof load_err, "cannot load libcuda.so.1: %s", e ? e : "unknown");
+        return load_err;
+    }
+    LOAD(lib, cuInit) LOAD(lib, cuDriverGetVersion) LOAD(lib, cuGetErrorName)
+    LOAD(lib, cuDeviceGetCount) LOAD(lib, cuDeviceGet) LOAD(lib, cuDeviceGetName)
+    LOAD(lib, cuDeviceGetAttribute) LOAD(lib, cuDeviceTotalMem_v2)
+    LOAD(lib, cuDevicePrimaryCtxRetain) LOAD(lib, cuDevicePrimaryCtxRelease_v2)
+    LOAD(lib, cuCtxSetCurrent) LOAD(lib, cuMemGetInfo_v2) LOAD(lib, cuMemAlloc_v2)
+    LOAD(lib, cuMemFree_v2) LOAD(lib, cuMemHostAlloc) LOAD(lib, cuMemFreeHost)
+    LOAD(lib, cuStreamCreate) LOAD(lib, cuStreamDestroy_v2) LOAD(lib, cuStreamSynchronize)
+    LOAD(lib, cuEventCreate) LOAD(lib, cuEventDestroy_v2) LOAD(lib, cuEventRecord)
+    LOAD(lib, cuEventSynchronize) LOAD(lib, cuEventElapsedTime) LOAD(lib, cuModuleLoadData)
+    LOAD(lib, cuModuleUnload) LOAD(lib, cuModuleGetFunction) LOAD(lib, cuLaunchKernel)
+    LOAD(lib, cuMemsetD8Async) LOAD(lib, cuMemcpyHtoDAsync_v2) LOAD(lib, cuMemcpyDtoHAsync_v2)
+    LOAD(lib, cuMemcpyDtoDAsync_v2)
+    cu_lib = lib;
+    return NULL;
+}
+
+const char *rg_load_nvrtc(const char *path) {
+    if (nvrtc_lib) return NULL;
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *e = dlerror();
+        snprintf(load_err, sizeof load_err, "%s", e ? e : "dlopen failed");
+        return load_err;
+    }
+    LOAD(lib, nvrtcVersion) LOAD(lib, nvrtcGetErrorString) LOAD(lib, nvrtcCreateProgram)
+    LOAD(lib, nvrtcCompileProgram) LOAD(lib, nvrtcGetProgramLogSize) LOAD(lib, nvrtcGetProgramLog)
+    LOAD(lib, nvrtcGetCUBINSize) LOAD(lib, nvrtcGetCUBIN) LOAD(lib, nvrtcDestroyProgram)
+    snprintf(nvrtc_loaded_path, sizeof nvrtc_loaded_path, "%s", path);
+    nvrtc_lib = lib;
+    return NULL;
+}
+
+const char *rg_nvrtc_path(void) { return nvrtc_loaded_path; }
+
+const char *rg_cu_error_name(CUresult r) {
+    const char *s = NULL;
+    if (p_cuGetErrorName && p_cuGetErrorName(r, &s) == 0 && s) return s;
+    return "CUDA_ERROR_UNKNOWN_CODE";
+}
+
+const char *rg_nvrtc_error_string(int r) {
+    const char *s = p_nvrtcGetErrorString ? p_nvrtcGetErrorString(r) : NULL;
+    return s ? s : "NVRTC_ERROR_UNKNOWN_CODE";
+}
+
+#define CUR(ctx) do { CUresult _r = p_cuCtxSetCurrent(ctx); if (_r) return _r; } while (0)
+
+CUresult rg_init(void) { return p_cuInit(0); }
+CUresult rg_driver_version(int *v) { return p_cuDriverGetVersion(v); }
+CUresult rg_device_count(int *n) { return p_cuDeviceGetCount(n); }
+CUresult rg_device_get(CUdevice *d, int o) { return p_cuDeviceGet(d, o); }
+CUresult rg_device_name(char *b, int l, CUdevice d) { return p_cuDeviceGetName(b, l, d); }
+CUresult rg_device_attr(int *v, int a, CUdevice d) { return p_cuDeviceGetAttribute(v, a, d); }
+CUresult rg_device_total_mem(size_t *b, CUdevice d) { return p_cuDeviceTotalMem_v2(b, d); }
+CUresult rg_primary_ctx_retain(CUcontext *c, CUdevice d) { return p_cuDevicePrimaryCtxRetain(c, d); }
+CUresult rg_primary_ctx_release(CUdevice d) { return p_cuDevicePrimaryCtxRelease_v2(d); }
+CUresult rg_mem_info(CUcontext c, size_t *f, size_t *t) { CUR(c); return p_cuMemGetInfo_v2(f, t); }
+CUresult rg_mem_alloc(CUcontext c, CUdeviceptr *p, size_t n) { CUR(c); return p_cuMemAlloc_v2(p, n); }
+CUresult rg_mem_free(CUcontext c, CUdeviceptr p) { CUR(c); return p_cuMemFree_v2(p); }
+CUresult rg_host_alloc(CUcontext c, void **p, size_t n) { CUR(c); return p_cuMemHostAlloc(p, n, 0); }
+CUresult rg_host_free(CUcontext c, void *p) { CUR(c); return p_cuMemFreeHost(p); }
+CUresult rg_stream_create(CUcontext c, CUstream *s) { CUR(c); return p_cuStreamCreate(s, 1); }
+CUresult rg_stream_destroy(CUcontext c, CUstream s) { CUR(c); return p_cuStreamDestroy_v2(s); }
+CUresult rg_stream_sync(CUcontext c, CUstream s) { CUR(c); return p_cuStreamSynchronize(s); }
+CUresult rg_event_create(CUcontext c, CUevent *e) { CUR(c); return p_cuEventCreate(e, 0); }
+CUresult rg_event_destroy(CUcontext c, CUevent e) { CUR(c); return p_cuEventDestroy_v2(e); }
+CUresult rg_event_record(CUcontext c, CUevent e, CUstream s) { CUR(c); return p_cuEventRecord(e, s); }
+CUresult rg_event_elapsed(CUcontext c, float *ms, CUevent a, CUevent b) {
+    CUR(c);
+    CUresult r = p_cuEventSynchronize(b);
+    if (r) return r;
+    return p_cuEventElapsedTime(ms, a, b);
+}
+CUresult rg_module_load(CUcontext c, CUmodule *m, const void *img) { CUR(c); return p_cuModuleLoadData(m, img); }
+CUresult rg_module_unload(CUcontext c, CUmodule m) { CUR(c); return p_cuModuleUnload(m); }
+CUresult rg_module_function(CUcontext c, CUfunction *f, CUmodule m, const char *n) {
+    CUR(c);
+    return p_cuModuleGetFunction(f, m, n);
+}
+CUresult rg_launch(CUcontext c, CUfunction f, unsigned grid, unsigned block, unsigned shmem,
+                   CUstream s, void *argblock) {
+    CUR(c);
+    void *params[1] = {argblock};
+    return p_cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, s, params, NULL);
+}
+CUresult rg_memset8(CUcontext c, CUdeviceptr p, unsigned char v, size_t n, CUstream s) {
+    CUR(c);
+    return p_cuMemsetD8Async(p, v, n, s);
+}
+CUresult rg_copy_dtod(CUcontext c, CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s) {
+    CUR(c);
+    return p_cuMemcpyDtoDAsync_v2(d, src, n, s);
+}
+
+CUresult rg_upload(CUcontext c, CUstream s, CUdeviceptr dst, const void *src, size_t n,
+                   void *pin0, void *pin1, CUevent e0, CUevent e1, size_t chunk,
+                   const char **stage) {
+    CUR(c);
+    void *pin[2] = {pin0, pin1};
+    CUevent ev[2] = {e0, e1};
+    int used[2] = {0, 0};
+    CUresult r;
+    size_t off = 0;
+    for (int b = 0; off < n; b ^= 1) {
+        size_t len = n - off < chunk ? n - off : chunk;
+        if (used[b]) {
+            // Wait until the copy out of this staging buffer has finished.
+            *stage = "cuEventSynchronize";
+            if ((r = p_cuEventSynchronize(ev[b]))) return r;
+        }
+        memcpy(pin[b], (const char *)src + off, len);
+        *stage = "cuMemcpyHtoDAsync";
+        if ((r = p_cuMemcpyHtoDAsync_v2(dst + off, pin[b], len, s))) return r;
+        *stage = "cuEventRecord";
+        if ((r = p_cuEventRecord(ev[b], s))) return r;
+        used[b] = 1;
+        off += len;
+    }
+    *stage = "cuStreamSynchronize";
+    return p_cuStreamSynchronize(s);
+}
+
+CUresult rg_download(CUcontext c, CUstream s, void *dst, CUdeviceptr src, size_t n,
+                     void *pin, size_t chunk, const char **stage) {
+    CUR(c);
+    CUresult r;
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t len = n - off < chunk ? n - off : chunk;
+        *stage = "cuMemcpyDtoHAsync";
+        if ((r = p_cuMemcpyDtoHAsync_v2(pin, src + off, len, s))) return r;
+        *stage = "cuStreamSynchronize";
+        if ((r = p_cuStreamSynchronize(s))) return r;
+        memcpy((char *)dst + off, pin, len);
+    }
+    return 0;
+}
+
+int rg_nvrtc_version(int *major, int *minor) { return p_nvrtcVersion(major, minor); }
+
+int rg_nvrtc_compile(const char *src, const char *name, const char **opts, int nopts,
+                     char **log, size_t *loglen, char **cubin, size_t *cubinlen,
+                     const char **stage) {
+    nvrtcProgram prog = NULL;
+    *log = NULL; *loglen = 0; *cubin = NULL; *cubinlen = 0;
+    *stage = "nvrtcCreateProgram";
+    int r = p_nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL);
+    if (r) return r;
+    *stage = "nvrtcCompileProgram";
+    int cr = p_nvrtcCompileProgram(prog, nopts, (const char *const *)opts);
+    size_t ls = 0;
+    if (p_nvrtcGetProgramLogSize(prog, &ls) == 0 && ls > 1) {
+        *log = (char *)malloc(ls);
+        if (*log && p_nvrtcGetProgramLog(prog, *log) == 0) *loglen = ls - 1;
+    }
+    if (cr) { p_nvrtcDestroyProgram(&prog); return cr; }
+    *stage = "nvrtcGetCUBIN";
+    size_t cs = 0;
+    if ((r = p_nvrtcGetCUBINSize(prog, &cs))) { p_nvrtcDestroyProgram(&prog); return r; }
+    *cubin = (char *)malloc(cs ? cs : 1);
+    if ((r = p_nvrtcGetCUBIN(prog, *cubin))) { p_nvrtcDestroyProgram(&prog); return r; }
+    *cubinlen = cs;
+    p_nvrtcDestroyProgram(&prog);
+    return 0;
+}
+
+void rg_free(void *p) { free(p); }
+
+// rg_preload loads a library so that a later dlopen by its soname finds it
+// (NVRTC loads libnvrtc-builtins by name; a wheel's folder is not on the
+// loader's path).
+int rg_preload(const char *path) { return dlopen(path, RTLD_NOW | RTLD_GLOBAL) != NULL; }
+
+CUresult rg_copy_htod_async(CUcontext c, CUdeviceptr dst, const void *src, size_t n, CUstream s) {
+    CUR(c);
+    return p_cuMemcpyHtoDAsync_v2(dst, src, n, s);
+}

@@ -1,0 +1,142 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// maxSortRows bounds the O(n^2) rank kernel (about 1.7e10 comparisons at
+// the bound); larger sorts are left to the engine's host device.
+const maxSortRows = gpu.MaxSortRows
+
+// sortKind codes match the SK_* constants of kernels/util.cu.
+func sortKind(k gpu.Kind) uint64 {
+	switch k {
+	case gpu.Bool:
+		return 8
+	case gpu.Int8:
+		return 1
+	case gpu.Int16:
+		return 2
+	case gpu.Int32, gpu.Date32, gpu.Dict:
+		return 3
+	case gpu.Int64, gpu.Decimal64:
+		return 4
+	case gpu.Decimal128:
+		return 5
+	case gpu.Float32:
+		return 6
+	case gpu.Float64:
+		return 7
+	}
+	return 0
+}
+
+// Sort orders the columns by keys (stable) with a rank kernel and gathers
+// every column into new ones; limit > 0 keeps the first limit rows.
+func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("sort: CUDA device is closed")
+	}
+	cols, err := d.asColumns(in)
+	if err != nil {
+		return nil, fmt.Errorf("sort: %w", err)
+	}
+	if len(cols) == 0 {
+		return nil, nil
+	}
+	n := cols[0].n
+	for i, c := range cols {
+		if c.n != n {
+			return nil, fmt.Errorf("sort: column %d has %d rows, column 0 has %d", i, c.n, n)
+		}
+	}
+	if n > maxSortRows {
+		return nil, fmt.Errorf("sort of %d rows (the CUDA sort handles at most %d): %w", n, maxSortRows, gpu.ErrUnsupported)
+	}
+	if len(keys) > 8 {
+		return nil, fmt.Errorf("sort on %d keys (at most 8): %w", len(keys), gpu.ErrUnsupported)
+	}
+	if limit < 0 {
+		return nil, fmt.Errorf("sort: negative limit %d", limit)
+	}
+	args := []uint64{uint64(n), uint64(len(keys)), 0}
+	for _, k := range keys {
+		if k.Col < 0 || k.Col >= len(cols) {
+			return nil, fmt.Errorf("sort key column %d out of range (%d columns)", k.Col, len(cols))
+		}
+		c := cols[k.Col]
+		var flags uint64
+		if k.Descending {
+			flags |= 1
+		}
+		if k.NullsFirst {
+			flags |= 2
+		}
+		args = append(args, c.data, c.valid, sortKind(c.t.Kind), flags)
+	}
+	outN := n
+	if limit > 0 && limit < n {
+		outN = limit
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	var out []gpu.Column
+	fail := func(err error) ([]gpu.Column, error) {
+		for _, c := range out {
+			d.freeColumn(c.(*column))
+		}
+		return nil, fmt.Errorf("sort: %w", err)
+	}
+	if n > 0 {
+		rank, err := tmp.get(int64(n)*4, "sort ranks")
+		if err != nil {
+			return fail(err)
+		}
+		args[2] = rank
+		grid := d.gridFor(int64(n), blockThreads)
+		if err := d.timedLaunch(d.util, "rg_sort_rank", grid, blockThreads, 0, args); err != nil {
+			return fail(err)
+		}
+		for _, c := range cols {
+			o, err := d.newOutput(c.t, outN, c.dict, "sorted column")
+			if err != nil {
+				return fail(err)
+			}
+			out = append(out, o)
+			g := []uint64{uint64(n), uint64(outN), rank, c.data, o.data, uint64(c.t.Kind.Width())}
+			if err := d.timedLaunch(d.util, "rg_gather", grid, blockThreads, 0, g); err != nil {
+				return fail(err)
+			}
+			if o.valid != 0 {
+				if c.valid == 0 {
+					err = d.cx.memset(o.valid, 1, int64(outN), d.stream)
+				} else {
+					err = d.timedLaunch(d.util, "rg_gather", grid, blockThreads, 0, []uint64{uint64(n), uint64(outN), rank, c.valid, o.valid, 1})
+				}
+				if err != nil {
+					return fail(err)
+				}
+			}
+		}
+		if err := d.cx.sync(d.stream, "sort"); err != nil {
+			return fail(err)
+		}
+		return out, nil
+	}
+	for _, c := range cols {
+		o, err := d.newOutput(c.t, 0, c.dict, "sorted column")
+		if err != nil {
+			return fail(err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

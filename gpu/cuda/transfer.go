@@ -1,0 +1,294 @@
+package cuda
+
+/*
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// copyIn copies b to device memory at dst through the pinned staging
+// buffers. Callers hold d.mu.
+func (d *Device) copyIn(dst uint64, b []byte, what string) error {
+	if len(b) == 0 {
+		return nil
+	}
+	var stage *C.char
+	r := C.rg_upload(d.cx.c, d.stream, C.CUdeviceptr(dst), unsafe.Pointer(&b[0]), C.size_t(len(b)),
+		d.pin[0], d.pin[1], d.pinEv[0], d.pinEv[1], stagingChunk, &stage)
+	if err := check(r, "%s while uploading %s (%s)", C.GoString(stage), what, humanBytes(int64(len(b)))); err != nil {
+		return err
+	}
+	d.st.up.Add(int64(len(b)))
+	return nil
+}
+
+// copyOut copies len(b) bytes from device memory at src into b.
+func (d *Device) copyOut(b []byte, src uint64, what string) error {
+	if len(b) == 0 {
+		return nil
+	}
+	var stage *C.char
+	r := C.rg_download(d.cx.c, d.stream, unsafe.Pointer(&b[0]), C.CUdeviceptr(src), C.size_t(len(b)),
+		d.pin[0], stagingChunk, &stage)
+	if err := check(r, "%s while downloading %s (%s)", C.GoString(stage), what, humanBytes(int64(len(b)))); err != nil {
+		return err
+	}
+	d.st.down.Add(int64(len(b)))
+	return nil
+}
+
+// hostColumn is a column's bytes on the host, in device layout.
+type hostColumn struct {
+	t     gpu.Type
+	n     int
+	data  []byte
+	valid []byte // one byte per row, nil when not nullable
+	dict  *array.String
+}
+
+// encode turns an Arrow array into device layout on the host.
+func encode(arr arrow.Array) (*hostColumn, error) {
+	n := arr.Len()
+	t, err := gpu.TypeOf(arr.DataType(), arr.NullN() > 0)
+	if err != nil {
+		return nil, err
+	}
+	h := &hostColumn{t: t, n: n}
+	if t.Nullable {
+		h.valid = make([]byte, n)
+		for i := 0; i < n; i++ {
+			if arr.IsValid(i) {
+				h.valid[i] = 1
+			}
+		}
+	}
+	switch a := arr.(type) {
+	case *array.Boolean:
+		h.data = make([]byte, n)
+		for i := 0; i < n; i++ {
+			if a.Value(i) {
+				h.data[i] = 1
+			}
+		}
+	case *array.Decimal128:
+		w := t.Kind.Width()
+		h.data = make([]byte, n*w)
+		for i := 0; i < n; i++ {
+			v := a.Value(i)
+			if w == 8 {
+				// Precision <= 18: the value fits the low word as int64.
+				binary.LittleEndian.PutUint64(h.data[i*8:], v.LowBits())
+			} else {
+				binary.LittleEndian.PutUint64(h.data[i*16:], v.LowBits())
+				binary.LittleEndian.PutUint64(h.data[i*16+8:], uint64(v.HighBits()))
+			}
+		}
+	default:
+		if t.Kind == gpu.Dict {
+			dict, err := gpu.EncodeDictionary(arr)
+			if err != nil {
+				return nil, err
+			}
+			h.dict = dict.Values
+			h.data = make([]byte, 4*n)
+			for i, c := range dict.Codes {
+				binary.LittleEndian.PutUint32(h.data[i*4:], uint32(c))
+			}
+			break
+		}
+		// Fixed-width primitives: the values buffer is already the device
+		// layout (little-endian), from the array's offset.
+		w := t.Kind.Width()
+		bufs := arr.Data().Buffers()
+		if len(bufs) < 2 || bufs[1] == nil {
+			if n == 0 {
+				break
+			}
+			return nil, fmt.Errorf("upload %s: array has no values buffer", arr.DataType())
+		}
+		off := arr.Data().Offset()
+		h.data = bufs[1].Bytes()[off*w : (off+n)*w]
+	}
+	return h, nil
+}
+
+// Upload copies an Arrow array into device memory (see gpu.Device).
+func (d *Device) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	h, err := encode(arr)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("upload: CUDA device is closed")
+	}
+	return d.place(h, false)
+}
+
+// place moves a host column to the device. pooled puts it in the processing
+// region (pipeline results), otherwise it is a table column of its own.
+func (d *Device) place(h *hostColumn, pooled bool) (*column, error) {
+	c := &column{d: d, t: h.t, n: h.n, dict: h.dict, pooled: pooled}
+	what := fmt.Sprintf("%s column of %d rows", h.t, h.n)
+	alloc := func(n int64) (uint64, error) {
+		if pooled {
+			return d.pool.get(n, what)
+		}
+		return d.cx.alloc(n, what)
+	}
+	var err error
+	if c.data, err = alloc(int64(h.n * h.t.Kind.Width())); err != nil {
+		return nil, err
+	}
+	if err = d.copyIn(c.data, h.data, what); err == nil && h.valid != nil {
+		if c.valid, err = alloc(int64(h.n)); err == nil {
+			err = d.copyIn(c.valid, h.valid, what+" validity")
+		}
+	}
+	if err != nil {
+		d.freeColumn(c)
+		return nil, err
+	}
+	if c.dict != nil {
+		c.dict.Retain()
+	}
+	return c, nil
+}
+
+// freeColumn frees a column's buffers with d.mu held.
+func (d *Device) freeColumn(c *column) {
+	c.freed.Store(true)
+	for _, p := range []uint64{c.data, c.valid} {
+		if p == 0 {
+			continue
+		}
+		if c.pooled {
+			d.pool.put(p)
+		} else {
+			d.cx.free(p)
+		}
+	}
+}
+
+// fetch copies a column to the host in device layout.
+func (d *Device) fetch(c *column) (*hostColumn, error) {
+	h := &hostColumn{t: c.t, n: c.n, dict: c.dict, data: make([]byte, c.n*c.t.Kind.Width())}
+	what := fmt.Sprintf("%s column of %d rows", c.t, c.n)
+	if err := d.copyOut(h.data, c.data, what); err != nil {
+		return nil, err
+	}
+	if c.valid != 0 {
+		h.valid = make([]byte, c.n)
+		if err := d.copyOut(h.valid, c.valid, what+" validity"); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// Download copies a column back into an Arrow array of gpu.ArrowType.
+func (d *Device) Download(ctx context.Context, col gpu.Column) (arrow.Array, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	cs, err := d.asColumns([]gpu.Column{col})
+	var h *hostColumn
+	if err == nil {
+		h, err = d.fetch(cs[0])
+	}
+	d.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("download: %w", err)
+	}
+	return decode(h)
+}
+
+// decode builds the Arrow array of a host column.
+func decode(h *hostColumn) (arrow.Array, error) {
+	n := h.n
+	null := func(i int) bool { return h.valid != nil && h.valid[i] == 0 }
+	mem := memory.DefaultAllocator
+	switch h.t.Kind {
+	case gpu.Bool:
+		b := array.NewBooleanBuilder(mem)
+		defer b.Release()
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			if null(i) {
+				b.AppendNull()
+			} else {
+				b.UnsafeAppend(h.data[i] != 0)
+			}
+		}
+		return b.NewArray(), nil
+	case gpu.Dict:
+		if h.dict == nil {
+			return nil, fmt.Errorf("download: dict column without a dictionary")
+		}
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			if null(i) {
+				b.AppendNull()
+				continue
+			}
+			code := int(int32(binary.LittleEndian.Uint32(h.data[i*4:])))
+			if code < 0 || code >= h.dict.Len() {
+				return nil, fmt.Errorf("download: dictionary code %d out of range (%d values)", code, h.dict.Len())
+			}
+			b.Append(h.dict.Value(code))
+		}
+		return b.NewArray(), nil
+	case gpu.Decimal64, gpu.Decimal128:
+		b := array.NewDecimal128Builder(mem, gpu.ArrowType(h.t).(*arrow.Decimal128Type))
+		defer b.Release()
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			if null(i) {
+				b.AppendNull()
+			} else if h.t.Kind == gpu.Decimal64 {
+				b.UnsafeAppend(decimal128.FromI64(int64(binary.LittleEndian.Uint64(h.data[i*8:]))))
+			} else {
+				b.UnsafeAppend(decimal128.New(int64(binary.LittleEndian.Uint64(h.data[i*16+8:])),
+					binary.LittleEndian.Uint64(h.data[i*16:])))
+			}
+		}
+		return b.NewArray(), nil
+	}
+	// Fixed-width primitives share Arrow's layout: wrap the bytes.
+	var bitmap *memory.Buffer
+	nulls := 0
+	if h.valid != nil {
+		bm := make([]byte, bitutil.BytesForBits(int64(n)))
+		for i := 0; i < n; i++ {
+			if h.valid[i] != 0 {
+				bitutil.SetBit(bm, i)
+			} else {
+				nulls++
+			}
+		}
+		bitmap = memory.NewBufferBytes(bm)
+	}
+	data := array.NewData(gpu.ArrowType(h.t), n, []*memory.Buffer{bitmap, memory.NewBufferBytes(h.data)}, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
