@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -36,12 +38,22 @@ type Engine struct {
 	tables *Tables
 	// NoDeviceReason explains why dev is nil (for the one-time notice).
 	NoDeviceReason string
+
+	// plans caches prepared statements by SQL text. Only a read-only
+	// database gets one: DuckDB's plans depend on the data (statistics), and
+	// a read-only open keeps every writer out (DuckDB's file lock), so a plan
+	// stays valid for the engine's lifetime.
+	plans   map[string]*Prepared
+	plansMu sync.Mutex
 }
 
 // NewEngine wraps an open DuckDB database. dev may be nil, then every query
 // runs on DuckDB (reason says why, shown with each result).
 func NewEngine(db *sql.DB, id string, dev gpu.Device, reason string) *Engine {
 	e := &Engine{db: db, dev: dev, tables: NewTables(db, id), NoDeviceReason: reason}
+	if readOnly(db) {
+		e.plans = map[string]*Prepared{}
+	}
 	if dev != nil {
 		e.exec = &physical.Executor{Dev: dev, Source: e.tables, Cache: physical.NewColumnCache()}
 	}
@@ -81,6 +93,35 @@ type Prepared struct {
 // loaded and translated. SQL errors come back as DuckDB wrote them; what
 // rigel cannot run gives a Prepared with a Reason.
 func (e *Engine) Prepare(ctx context.Context, query string) (*Prepared, error) {
+	if e.plans == nil {
+		return e.prepare(ctx, query)
+	}
+	e.plansMu.Lock()
+	p, ok := e.plans[query]
+	e.plansMu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := e.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	e.plansMu.Lock()
+	e.plans[query] = p
+	e.plansMu.Unlock()
+	return p, nil
+}
+
+// readOnly asks DuckDB whether the database was opened read-only.
+func readOnly(db *sql.DB) bool {
+	var mode string
+	if err := db.QueryRow("SELECT current_setting('access_mode')").Scan(&mode); err != nil {
+		return false
+	}
+	return strings.EqualFold(mode, "read_only")
+}
+
+func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	p := &Prepared{SQL: query}
 	if e.dev == nil {
 		p.Reason = e.NoDeviceReason

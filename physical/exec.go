@@ -26,13 +26,34 @@ type RunStats struct {
 	Scan      ScanStats
 	Device    gpu.Stats
 	ExecNanos int64 // wall time of the run, download included
+	// OpNanos is the wall time per operator kind ("scan", "filter/project",
+	// "aggregate", "sort", "download"), each node's own work only.
+	OpNanos map[string]int64
+}
+
+// OpKinds lists RunStats.OpNanos keys in plan order, for reports.
+var OpKinds = []string{"scan", "filter/project", "aggregate", "sort", "download"}
+
+func opKind(n Node) string {
+	switch x := n.(type) {
+	case *Scan:
+		return "scan"
+	case *Pipeline:
+		if x.Pipe.Sink == gpu.SinkAggregate {
+			return "aggregate"
+		}
+		return "filter/project"
+	case *Sort:
+		return "sort"
+	}
+	return "other"
 }
 
 // Run executes the plan and returns its result as one Arrow record whose
 // columns carry names (which must match the root's width).
 func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.RecordBatch, *RunStats, error) {
 	start := time.Now()
-	st := &RunStats{}
+	st := &RunStats{OpNanos: map[string]int64{}}
 	x.Dev.ResetStats()
 	r := &run{x: x, st: st}
 	defer r.releaseAll()
@@ -58,6 +79,7 @@ func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.Re
 			}
 		}
 	}()
+	downloadStart := time.Now()
 	for i, c := range cols {
 		a, err := x.Dev.Download(ctx, c)
 		if err != nil {
@@ -66,6 +88,7 @@ func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.Re
 		arrays[i] = a
 		fields[i] = arrow.Field{Name: names[i], Type: a.DataType(), Nullable: types[i].Nullable}
 	}
+	st.OpNanos["download"] += time.Since(downloadStart).Nanoseconds()
 	rows := int64(0)
 	if len(arrays) > 0 {
 		rows = int64(arrays[0].Len())
@@ -105,28 +128,35 @@ func (r *run) keep(cols []gpu.Column) []gpu.Column {
 	return cols
 }
 
+// node runs n's inputs, then n itself, timing n's own work.
 func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var in []gpu.Column
+	if ch := n.Children(); len(ch) == 1 {
+		var err error
+		if in, err = r.node(ctx, ch[0]); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	defer func() { r.st.OpNanos[opKind(n)] += time.Since(start).Nanoseconds() }()
+	return r.self(ctx, n, in)
+}
+
+// self runs one node over its input columns.
+func (r *run) self(ctx context.Context, n Node, in []gpu.Column) ([]gpu.Column, error) {
 	switch x := n.(type) {
 	case *Scan:
 		return r.x.Cache.get(ctx, r.x.Dev, r.x.Source, x, &r.st.Scan)
 	case *Pipeline:
-		in, err := r.node(ctx, x.Input)
-		if err != nil {
-			return nil, err
-		}
 		out, err := r.x.Dev.Run(ctx, x.Pipe, in)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
 		}
 		return r.keep(out), nil
 	case *Sort:
-		in, err := r.node(ctx, x.Input)
-		if err != nil {
-			return nil, err
-		}
 		out, err := r.x.Dev.Sort(ctx, in, x.Keys, x.Limit)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", x.Describe(), err)

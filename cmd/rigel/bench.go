@@ -16,6 +16,7 @@ import (
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu/cuda"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
+	"github.com/rigel-db/rigel/physical"
 )
 
 // cmdBench times TPC-H queries on rigel and on DuckDB in the same process
@@ -63,8 +64,10 @@ func cmdBench(ctx context.Context, args []string) error {
 		}
 	}
 	fmt.Fprintf(&b, "- %d hot runs per query, median; cold = first run with the column cache empty\n\n", *runs)
-	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | rigel hot ms | speedup | exec ms | kernel ms | GB read | floor ms | exec / floor | result |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("- rigel hot reuses the statement's plan (a read-only database caches plans); plan ms is the first run's planning: DuckDB's optimizer, its plan to Substrait, translation\n")
+	b.WriteString("- exec: rigel's execution of the plan, download of the result included; kernel: GPU time from CUDA events; time by operator: the share of exec\n\n")
+	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | plan ms | rigel hot ms | speedup | exec ms | kernel ms | GB read | floor ms | exec / floor | time by operator | result |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprint(os.Stderr, b.String())
 	flushed := b.Len()
 	for _, n := range nums {
@@ -94,7 +97,7 @@ func header(ctx context.Context, w io.Writer, eng *duckdbbridge.Engine, db strin
 			dev += ": " + info.Model
 		}
 	}
-	fmt.Fprintf(w, "# rigel bench tpch\n\n- date: %s\n- database: %s\n- device: %s\n- host CPUs: %d; DuckDB threads: %s\n",
+	fmt.Fprintf(w, "# rigel bench tpch\n\n- date: %s\n- database: %s\n- device: %s\n- host CPUs: %d; DuckDB threads: %s (DuckDB runs in the same process, on its defaults)\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), db, dev, runtime.NumCPU(), eng.DuckDBSetting(ctx, "threads"))
 }
 
@@ -131,6 +134,7 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 		return "", err
 	}
 	cold := time.Since(start).Nanoseconds()
+	planNanos := res.PlanNanos
 	res.Release()
 	var hot, exec, kernel []int64
 	var last *duckdbbridge.Result
@@ -175,6 +179,21 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 			ratio = fmt.Sprintf("%.1fx", float64(median(exec))/fl)
 		}
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %.1fx | %s | %s | %s | %s | %s | %s |",
-		where, ms(median(duck)), ms(cold), ms(median(hot)), speedup, ms(median(exec)), kms, bytes, floor, ratio, verdict), nil
+	shares := "-"
+	if last.Stats != nil {
+		shares = opShares(last.Stats)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %.1fx | %s | %s | %s | %s | %s | %s | %s |",
+		where, ms(median(duck)), ms(cold), ms(planNanos), ms(median(hot)), speedup, ms(median(exec)), kms, bytes, floor, ratio, shares, verdict), nil
+}
+
+// opShares renders the share of execution time per operator kind.
+func opShares(st *physical.RunStats) string {
+	var parts []string
+	for _, k := range physical.OpKinds {
+		if ns := st.OpNanos[k]; ns > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", k, 100*float64(ns)/float64(st.ExecNanos)))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 )
 
@@ -27,12 +28,22 @@ Status lines go to stderr; results to stdout.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// RIGEL_CPUPROFILE=FILE writes a Go CPU profile of the command, for
+	// finding host-side costs on a GPU machine.
+	if path := os.Getenv("RIGEL_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	if err := run(ctx, os.Args[1:]); err != nil {
 		var u usageError
 		if errors.As(err, &u) {
 			fmt.Fprint(os.Stderr, usage)
 		}
 		fmt.Fprintln(os.Stderr, "rigel: "+oneLine(err.Error()))
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }

@@ -19,7 +19,42 @@ type exprGen struct {
 	indent string
 	// colVar names the loaded value/null variables of input columns.
 	colVar map[int]bool
+	// memo holds the variables of expressions already emitted: the
+	// translator shares one node where a value is used twice (Q1's
+	// price * (1 - disc) feeds two sums), and it is computed once.
+	memo map[*gpu.Expr]memoEntry
+	// caseScopes is the path of CASE branch blocks now open; a memo entry
+	// made inside a branch is visible only while that branch is open.
+	caseScopes []int
+	nextScope  int
 }
+
+type memoEntry struct {
+	v, n   string
+	indent string // the block depth it was emitted at
+	scopes []int  // the CASE branch path it was emitted in
+}
+
+// visible reports whether an emitted variable is in scope here: emitted at
+// this depth or shallower, on the current CASE branch path.
+func (g *exprGen) visible(m memoEntry) bool {
+	if len(m.indent) > len(g.indent) || len(m.scopes) > len(g.caseScopes) {
+		return false
+	}
+	for i, s := range m.scopes {
+		if g.caseScopes[i] != s {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *exprGen) pushScope() {
+	g.nextScope++
+	g.caseScopes = append(g.caseScopes, g.nextScope)
+}
+
+func (g *exprGen) popScope() { g.caseScopes = g.caseScopes[:len(g.caseScopes)-1] }
 
 func (g *exprGen) line(format string, args ...any) {
 	g.b.WriteString(g.indent)
@@ -197,6 +232,21 @@ func (g *exprGen) expr(e *gpu.Expr) (v, n string, err error) {
 	case gpu.OpConst:
 		return g.constant(e)
 	}
+	if m, ok := g.memo[e]; ok && g.visible(m) {
+		return m.v, m.n, nil
+	}
+	if v, n, err = g.compute(e); err != nil {
+		return "", "", err
+	}
+	if g.memo == nil {
+		g.memo = map[*gpu.Expr]memoEntry{}
+	}
+	g.memo[e] = memoEntry{v: v, n: n, indent: g.indent, scopes: append([]int(nil), g.caseScopes...)}
+	return v, n, nil
+}
+
+// compute emits the code of one operation (not a column or constant).
+func (g *exprGen) compute(e *gpu.Expr) (v, n string, err error) {
 	id := g.fresh()
 	v, n = fmt.Sprintf("v%d", id), fmt.Sprintf("n%d", id)
 	ct := ctype(e.Type.Kind)
@@ -450,17 +500,21 @@ func (g *exprGen) caseExpr(e *gpu.Expr, v, n string) error {
 	for i := 0; i+1 < len(e.Args); i += 2 {
 		g.line("{")
 		g.indent += "  "
+		g.pushScope() // the condition's block
 		cv, cn, err := g.expr(e.Args[i])
 		if err != nil {
 			return err
 		}
 		g.line("if (!%s && %s) {", cn, cv)
+		g.pushScope() // the taken branch
 		vv, vn, err := g.expr(e.Args[i+1])
 		if err != nil {
 			return err
 		}
+		g.popScope()
 		g.line("  %s = (%s)%s; %s = %s;", v, ctype(e.Type.Kind), vv, n, vn)
 		g.line("} else {")
+		g.pushScope() // the rest, inside the else
 		depth++
 	}
 	ev, en, err := g.expr(e.Args[len(e.Args)-1])
@@ -469,6 +523,8 @@ func (g *exprGen) caseExpr(e *gpu.Expr, v, n string) error {
 	}
 	g.line("  %s = (%s)%s; %s = %s;", v, ctype(e.Type.Kind), ev, n, en)
 	for ; depth > 0; depth-- {
+		g.popScope() // else
+		g.popScope() // condition block
 		g.line("}")
 		g.indent = g.indent[:len(g.indent)-2]
 		g.line("}")

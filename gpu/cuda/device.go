@@ -41,14 +41,16 @@ type Device struct {
 	pinEv  [2]C.CUevent
 	evA    C.CUevent
 	evB    C.CUevent
-	info   gpu.Info
-	arch   string
-	sms    int
-	pool   *pool
-	mods   map[string]*module // by source text hash
-	util   *module
-	status uint64 // 4-byte device word kernels raise flags in
-	closed bool
+	// Kernel timing events: queued pairs and a free list (timing.go).
+	pendingTimers, freeTimers []eventPair
+	info                      gpu.Info
+	arch                      string
+	sms                       int
+	pool                      *pool
+	mods                      map[string]*module // by source text hash
+	util                      *module
+	status                    uint64 // 4-byte device word kernels raise flags in
+	closed                    bool
 
 	st struct{ up, down, launches, compiled, nanos atomic.Int64 }
 }
@@ -185,6 +187,11 @@ func (d *Device) Info() gpu.Info {
 }
 
 func (d *Device) Stats() gpu.Stats {
+	d.mu.Lock()
+	if !d.closed {
+		d.settleTimers()
+	}
+	d.mu.Unlock()
 	return gpu.Stats{
 		BytesUploaded: d.st.up.Load(), BytesDownloaded: d.st.down.Load(),
 		KernelLaunches: d.st.launches.Load(), KernelsCompiled: d.st.compiled.Load(),
@@ -193,6 +200,11 @@ func (d *Device) Stats() gpu.Stats {
 }
 
 func (d *Device) ResetStats() {
+	d.mu.Lock()
+	if !d.closed {
+		d.settleTimers() // earlier kernels belong to the earlier count
+	}
+	d.mu.Unlock()
 	d.st.up.Store(0)
 	d.st.down.Store(0)
 	d.st.launches.Store(0)
@@ -219,6 +231,7 @@ func (d *Device) Close() error {
 	if d.stream != nil {
 		note(d.cx.sync(d.stream, "close"))
 	}
+	d.destroyTimers()
 	if d.pool != nil {
 		note(d.pool.drain())
 	}
@@ -310,29 +323,23 @@ func (d *Device) asColumns(cols []gpu.Column) ([]*column, error) {
 	return out, nil
 }
 
-// timedLaunch launches a kernel between two events and adds its time to the
-// stats once it has finished (the callers synchronize anyway).
+// timedLaunch launches a kernel between two timing events (read later, see
+// timing.go). Callers hold d.mu.
 func (d *Device) timedLaunch(m *module, name string, grid, block, shmem int, args []uint64) error {
 	f, err := d.cx.function(m, name)
 	if err != nil {
 		return err
 	}
-	if err := check(C.rg_event_record(d.cx.c, d.evA, d.stream), "cuEventRecord"); err != nil {
+	timer, err := d.timerStart()
+	if err != nil {
 		return err
 	}
 	if err := d.cx.launch(f, grid, block, shmem, d.stream, args, name); err != nil {
+		d.freeTimers = append(d.freeTimers, timer)
 		return err
 	}
 	d.st.launches.Add(1)
-	if err := check(C.rg_event_record(d.cx.c, d.evB, d.stream), "cuEventRecord"); err != nil {
-		return err
-	}
-	var ms C.float
-	if err := check(C.rg_event_elapsed(d.cx.c, &ms, d.evA, d.evB), "kernel %s", name); err != nil {
-		return err
-	}
-	d.st.nanos.Add(int64(float64(ms) * 1e6))
-	return nil
+	return d.timerStop(timer)
 }
 
 // gridFor picks a grid-stride grid: enough blocks to fill every SM a few
