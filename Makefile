@@ -21,7 +21,7 @@ setup: $(TPCHGEN) $(NVRTC_LIB)
 
 $(NVRTC_LIB):
 	@echo "setup: installing nvidia-cuda-nvrtc==$(NVRTC_WHEEL_VERSION) into .tools/py"
-	@python3 -m pip install -q --disable-pip-version-check --no-deps --target $(TOOLS)/py nvidia-cuda-nvrtc==$(NVRTC_WHEEL_VERSION)
+	@python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps --target $(TOOLS)/py nvidia-cuda-nvrtc==$(NVRTC_WHEEL_VERSION)
 	@test -f $(NVRTC_LIB) || { echo "setup: $(NVRTC_LIB) missing after install"; exit 1; }
 
 $(TPCHGEN):

@@ -87,3 +87,10 @@ type Device interface {
 	// Close frees every resource of the device; its columns become invalid.
 	Close() error
 }
+
+// BatchDownloader is implemented by devices that copy several columns back
+// faster together than one by one (one synchronization instead of one per
+// column). The engine uses it where a device offers it.
+type BatchDownloader interface {
+	DownloadAll(ctx context.Context, cols []Column) ([]arrow.Array, error)
+}

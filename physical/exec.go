@@ -80,12 +80,22 @@ func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.Re
 		}
 	}()
 	downloadStart := time.Now()
-	for i, c := range cols {
-		a, err := x.Dev.Download(ctx, c)
+	if bd, ok := x.Dev.(gpu.BatchDownloader); ok {
+		all, err := bd.DownloadAll(ctx, cols)
 		if err != nil {
-			return nil, nil, fmt.Errorf("download result column %s: %w", names[i], err)
+			return nil, nil, fmt.Errorf("download result: %w", err)
 		}
-		arrays[i] = a
+		copy(arrays, all)
+	} else {
+		for i, c := range cols {
+			a, err := x.Dev.Download(ctx, c)
+			if err != nil {
+				return nil, nil, fmt.Errorf("download result column %s: %w", names[i], err)
+			}
+			arrays[i] = a
+		}
+	}
+	for i, a := range arrays {
 		fields[i] = arrow.Field{Name: names[i], Type: a.DataType(), Nullable: types[i].Nullable}
 	}
 	st.OpNanos["download"] += time.Since(downloadStart).Nanoseconds()

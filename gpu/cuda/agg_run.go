@@ -115,18 +115,8 @@ func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []
 	if err != nil {
 		return nil, false, err
 	}
-	var out []*column
-	for _, h := range hosts {
-		c, err := d.place(h, true)
-		if err != nil {
-			for _, o := range out {
-				d.freeColumn(o)
-			}
-			return nil, false, err
-		}
-		out = append(out, c)
-	}
-	return out, false, nil
+	out, err := d.placeBatch(hosts)
+	return out, false, err
 }
 
 // finalize turns the downloaded table into output columns: one row per

@@ -247,3 +247,7 @@ CUresult rg_copy_htod_async(CUcontext c, CUdeviceptr dst, const void *src, size_
     CUR(c);
     return p_cuMemcpyHtoDAsync_v2(dst, src, n, s);
 }
+CUresult rg_copy_dtoh_async(CUcontext c, void *dst, CUdeviceptr src, size_t n, CUstream s) {
+    CUR(c);
+    return p_cuMemcpyDtoHAsync_v2(dst, src, n, s);
+}

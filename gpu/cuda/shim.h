@@ -74,5 +74,6 @@ int rg_nvrtc_compile(const char *src, const char *name, const char **opts, int n
 void rg_free(void *p);
 int rg_preload(const char *path);
 CUresult rg_copy_htod_async(CUcontext c, CUdeviceptr dst, const void *src, size_t n, CUstream s);
+CUresult rg_copy_dtoh_async(CUcontext c, void *dst, CUdeviceptr src, size_t n, CUstream s);
 
 #endif

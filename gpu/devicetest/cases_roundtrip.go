@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -49,6 +50,7 @@ func roundTripCases() []testCase {
 		{"roundtrip/decimal64_arrow", testRoundTripDecimal64Arrow},
 		{"roundtrip/dict_codes", testDictCodes},
 		{"roundtrip/stats", testStats},
+		{"roundtrip/batch_download", testBatchDownload},
 	}
 }
 
@@ -171,5 +173,51 @@ func testStats(t *testing.T, dev gpu.Device) {
 	dev.ResetStats()
 	if s := dev.Stats(); s.BytesUploaded != 0 || s.BytesDownloaded != 0 {
 		t.Fatalf("after ResetStats: %+v", s)
+	}
+}
+
+// testBatchDownload: a device's DownloadAll (gpu.BatchDownloader) gives what
+// Download gives column by column, nulls, dictionaries and empty columns
+// included.
+func testBatchDownload(t *testing.T, dev gpu.Device) {
+	bd, ok := dev.(gpu.BatchDownloader)
+	if !ok {
+		t.Skip("SKIP: the device has no batch download")
+	}
+	arrs := []arrow.Array{
+		MakeArray(I64, int64(1), nil, int64(-3)),
+		MakeArray(arrow.BinaryTypes.String, "b", nil, "a"),
+		MakeArray(Dec(38, 2), big.NewInt(-7), big.NewInt(12345), nil),
+		MakeArray(Bool, true, false, nil),
+		MakeArray(I32),
+	}
+	var cols []gpu.Column
+	var want []string
+	for _, a := range arrs {
+		c := Upload(t, dev, a)
+		defer c.Release()
+		cols = append(cols, c)
+		one, err := dev.Download(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < one.Len(); i++ {
+			want = append(want, FormatCell(one, i))
+		}
+		one.Release()
+	}
+	all, err := bd.DownloadAll(context.Background(), cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range all {
+		for i := 0; i < a.Len(); i++ {
+			got = append(got, FormatCell(a, i))
+		}
+		a.Release()
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("DownloadAll gave %v, Download gave %v", got, want)
 	}
 }

@@ -1,0 +1,64 @@
+package arrowfmt
+
+import (
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+func record(t *testing.T, dec []int64, f []float64, nullAt int) arrow.RecordBatch {
+	t.Helper()
+	mem := memory.DefaultAllocator
+	db := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 38, Scale: 2})
+	fb := array.NewFloat64Builder(mem)
+	for i := range dec {
+		if i == nullAt {
+			db.AppendNull()
+		} else {
+			db.Append(decimal128.FromBigInt(big.NewInt(dec[i])))
+		}
+		fb.Append(f[i])
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "d", Type: db.Type()}, {Name: "f", Type: fb.Type()}}, nil)
+	return array.NewRecordBatch(schema, []arrow.Array{db.NewArray(), fb.NewArray()}, int64(len(dec)))
+}
+
+func TestDecimalRendering(t *testing.T) {
+	for in, want := range map[string]string{"12345": "123.45", "-5": "-0.05", "0": "0.00", "-100": "-1.00"} {
+		if got := decimalString(in, 2); got != want {
+			t.Errorf("decimalString(%s, 2) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	a := record(t, []int64{100, 200, 300}, []float64{1, 2, 3}, -1)
+	same := record(t, []int64{300, 100, 200}, []float64{3, 1 + 1e-12, 2}, -1)
+	if err := Compare(a, same, false); err != nil {
+		t.Fatalf("unordered equal results: %v", err)
+	}
+	if err := Compare(a, same, true); err == nil {
+		t.Fatal("ordered comparison ignored the row order")
+	}
+	offByOneCent := record(t, []int64{100, 201, 300}, []float64{1, 2, 3}, -1)
+	if err := Compare(a, offByOneCent, true); err == nil || !strings.Contains(err.Error(), "2.01") {
+		t.Fatalf("a decimal one cent off: %v", err)
+	}
+	floatOff := record(t, []int64{100, 200, 300}, []float64{1, 2.001, 3}, -1)
+	if err := Compare(a, floatOff, true); err == nil {
+		t.Fatal("a float off by 5e-4 relative passed")
+	}
+	withNull := record(t, []int64{100, 200, 300}, []float64{1, 2, 3}, 1)
+	if err := Compare(a, withNull, true); err == nil {
+		t.Fatal("a null compared equal to a value")
+	}
+	short := record(t, []int64{100, 200}, []float64{1, 2}, -1)
+	if err := Compare(a, short, true); err == nil {
+		t.Fatal("different row counts passed")
+	}
+}
