@@ -42,14 +42,7 @@ FORCE:
 
 ## demo: TPC-H SF1 into a DuckDB file, then Q1 and Q6 through rigel next to DuckDB.
 demo: bin/rigel $(TPCHGEN)
-	@test -f $(DEMO_DB) || bin/rigel tpch-gen --sf 1 --db $(DEMO_DB)
-	@dev=host; if bin/rigel doctor | grep -q '^GPU:'; then dev=cuda; fi; \
-	  echo "== device: $$dev (rigel doctor found $$( [ $$dev = cuda ] && echo a GPU || echo no GPU: rigel's reference engine runs on the CPU))"; \
-	  for q in 1 6; do \
-	    echo; echo "== TPC-H Q$$q"; \
-	    bin/rigel query --db $(DEMO_DB) --device $$dev -f conformance/tpch/queries/q0$$q.sql || exit 1; \
-	  done; \
-	  echo; bin/rigel bench tpch --db $(DEMO_DB) --device $$dev --queries 1,6 --runs 3 2>/dev/null
+	@DEMO_DB=$(DEMO_DB) scripts/demo.sh
 
 ## gpu-bundle: test binaries, the CLI and tpchgen-cli for a GPU machine without Go.
 gpu-bundle: $(TPCHGEN)
