@@ -289,22 +289,13 @@ func (c *column) Release() {
 	d := c.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
+	if d.closed { // the device memory went with the context
+		if c.dict != nil {
+			c.dict.Release()
+		}
 		return
 	}
-	for _, p := range []uint64{c.data, c.valid} {
-		if p == 0 {
-			continue
-		}
-		if c.pooled {
-			d.pool.put(p)
-		} else {
-			d.cx.free(p)
-		}
-	}
-	if c.dict != nil {
-		c.dict.Release()
-	}
+	d.freeColumn(c)
 }
 
 // asColumns checks that cols belong to d and are live.

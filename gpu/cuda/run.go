@@ -131,18 +131,19 @@ func dictOf(e *gpu.Expr, cols []*column) *array.String {
 
 func (d *Device) newOutput(t gpu.Type, n int, dict *array.String, what string) (*column, error) {
 	c := &column{d: d, t: t, n: n, pooled: true, dict: dict}
+	if dict != nil {
+		dict.Retain() // the column's own reference, released by freeColumn
+	}
 	var err error
 	if c.data, err = d.pool.get(int64(n*t.Kind.Width()), what); err != nil {
+		d.freeColumn(c)
 		return nil, err
 	}
 	if t.Nullable {
 		if c.valid, err = d.pool.get(int64(n), what+" validity"); err != nil {
-			d.pool.put(c.data)
+			d.freeColumn(c)
 			return nil, err
 		}
-	}
-	if dict != nil {
-		dict.Retain()
 	}
 	return c, nil
 }

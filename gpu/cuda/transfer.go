@@ -146,6 +146,9 @@ func (d *Device) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error
 // region (pipeline results), otherwise it is a table column of its own.
 func (d *Device) place(h *hostColumn, pooled bool) (*column, error) {
 	c := &column{d: d, t: h.t, n: h.n, dict: h.dict, pooled: pooled}
+	if c.dict != nil {
+		c.dict.Retain() // the column's own reference, released by freeColumn
+	}
 	what := fmt.Sprintf("%s column of %d rows", h.t, h.n)
 	alloc := func(n int64) (uint64, error) {
 		if pooled {
@@ -166,13 +169,11 @@ func (d *Device) place(h *hostColumn, pooled bool) (*column, error) {
 		d.freeColumn(c)
 		return nil, err
 	}
-	if c.dict != nil {
-		c.dict.Retain()
-	}
 	return c, nil
 }
 
-// freeColumn frees a column's buffers with d.mu held.
+// freeColumn frees a column's buffers and its dictionary reference, with
+// d.mu held. A column holds one dictionary reference from its creation.
 func (d *Device) freeColumn(c *column) {
 	c.freed.Store(true)
 	for _, p := range []uint64{c.data, c.valid} {
@@ -184,6 +185,9 @@ func (d *Device) freeColumn(c *column) {
 		} else {
 			d.cx.free(p)
 		}
+	}
+	if c.dict != nil {
+		c.dict.Release()
 	}
 }
 

@@ -74,6 +74,9 @@ func (d *Device) placeBatch(hs []*hostColumn) ([]*column, error) {
 	for _, h := range hs {
 		what := fmt.Sprintf("%s column of %d rows", h.t, h.n)
 		c := &column{d: d, t: h.t, n: h.n, dict: h.dict, pooled: true}
+		if c.dict != nil {
+			c.dict.Retain() // the column's own reference, released by freeColumn
+		}
 		var err error
 		if c.data, err = queue(h.data, what); err != nil {
 			return fail(err)
@@ -83,9 +86,6 @@ func (d *Device) placeBatch(hs []*hostColumn) ([]*column, error) {
 				d.freeColumn(c)
 				return fail(err)
 			}
-		}
-		if c.dict != nil {
-			c.dict.Retain()
 		}
 		out = append(out, c)
 	}
