@@ -60,6 +60,14 @@ func NewEngine(db *sql.DB, id string, dev gpu.Device, reason string) *Engine {
 	return e
 }
 
+// SetProgress sends progress lines of long work (loading tables into device
+// memory) to f.
+func (e *Engine) SetProgress(f func(msg string)) {
+	if e.exec != nil {
+		e.exec.Cache.Progress = f
+	}
+}
+
 // Device returns the engine's device (nil when it has none).
 func (e *Engine) Device() gpu.Device { return e.dev }
 

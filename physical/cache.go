@@ -3,8 +3,10 @@ package physical
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -21,6 +23,9 @@ import (
 type ColumnCache struct {
 	mu      sync.Mutex
 	entries map[string]gpu.Column
+	// Progress, when set, hears about loads (they take seconds on large
+	// tables): one line when a load starts and one when it ends.
+	Progress func(msg string)
 }
 
 func NewColumnCache() *ColumnCache { return &ColumnCache{entries: map[string]gpu.Column{}} }
@@ -53,37 +58,91 @@ func (c *ColumnCache) get(ctx context.Context, dev gpu.Device, src TableSource, 
 		}
 	}
 	if len(missing) > 0 {
-		names := make([]string, len(missing))
-		for j, i := range missing {
-			names[j] = s.Columns[i]
-		}
-		arrays, err := readColumns(ctx, src, s.Table, names)
+		loaded, err := c.load(ctx, dev, src, s, missing, st)
 		if err != nil {
 			return nil, err
 		}
 		for j, i := range missing {
-			arr := arrays[j]
-			st.BytesFromHost += arrayBytes(arr)
-			col, err := dev.Upload(ctx, arr)
-			arr.Release()
-			if err != nil {
-				for _, a := range arrays[j+1:] {
-					a.Release()
-				}
-				return nil, fmt.Errorf("upload %s.%s: %w", s.Table, s.Columns[i], err)
-			}
-			if col.Type().Kind != s.Types[i].Kind || col.Type().Scale != s.Types[i].Scale {
-				col.Release()
-				return nil, fmt.Errorf("scan %s.%s: the table holds %s but the plan expects %s", s.Table, s.Columns[i], col.Type(), s.Types[i])
-			}
-			c.entries[cacheKey(src.ID(), s.Table, s.Columns[i])] = col
-			out[i] = col
+			c.entries[cacheKey(src.ID(), s.Table, s.Columns[i])] = loaded[j]
+			out[i] = loaded[j]
 		}
 	}
 	for _, col := range out {
 		st.BytesScanned += int64(col.Len()) * int64(col.Type().Kind.Width())
 	}
 	return out, nil
+}
+
+// load reads the missing columns of a scan from the source and uploads
+// them, one goroutine per column (at most GOMAXPROCS at once): each column
+// is its own query on its own connection, and the Arrow conversion, the
+// dictionary encoding and the upload's host side of different columns run
+// side by side instead of one after the other.
+func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource, s *Scan, missing []int, st *ScanStats) ([]gpu.Column, error) {
+	start := time.Now()
+	c.progress(fmt.Sprintf("loading %d column(s) of %s into device memory", len(missing), s.Table))
+	type result struct {
+		col   gpu.Column
+		bytes int64
+		err   error
+	}
+	results := make([]result, len(missing))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for j, i := range missing {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r := &results[j]
+			arrays, err := readColumns(ctx, src, s.Table, []string{s.Columns[i]})
+			if err != nil {
+				r.err = err
+				return
+			}
+			arr := arrays[0]
+			r.bytes = arrayBytes(arr)
+			r.col, r.err = dev.Upload(ctx, arr)
+			arr.Release()
+			if r.err != nil {
+				r.err = fmt.Errorf("upload %s.%s: %w", s.Table, s.Columns[i], r.err)
+				return
+			}
+			if got := r.col.Type(); got.Kind != s.Types[i].Kind || got.Scale != s.Types[i].Scale {
+				r.err = fmt.Errorf("scan %s.%s: the table holds %s but the plan expects %s", s.Table, s.Columns[i], got, s.Types[i])
+			}
+		}()
+	}
+	wg.Wait()
+	var firstErr error
+	out := make([]gpu.Column, len(missing))
+	var bytes int64
+	for j, r := range results {
+		if r.err != nil && firstErr == nil {
+			firstErr = r.err
+		}
+		out[j] = r.col
+		bytes += r.bytes
+	}
+	if firstErr != nil {
+		for _, col := range out {
+			if col != nil {
+				col.Release()
+			}
+		}
+		return nil, firstErr
+	}
+	st.BytesFromHost += bytes
+	c.progress(fmt.Sprintf("loaded %s: %d column(s), %d rows, %.2f GB in %s", s.Table, len(out), out[0].Len(),
+		float64(bytes)/1e9, time.Since(start).Round(time.Millisecond)))
+	return out, nil
+}
+
+func (c *ColumnCache) progress(msg string) {
+	if c.Progress != nil {
+		c.Progress(msg)
+	}
 }
 
 // readColumns reads whole columns from the source, one array each.
@@ -94,9 +153,17 @@ func readColumns(ctx context.Context, src TableSource, table string, names []str
 	}
 	defer rr.Release()
 	chunks := make([][]arrow.Array, len(names))
+	releaseChunks := func() {
+		for _, cs := range chunks {
+			for _, c := range cs {
+				c.Release()
+			}
+		}
+	}
 	for rr.Next() {
 		rec := rr.RecordBatch()
 		if int(rec.NumCols()) != len(names) {
+			releaseChunks()
 			return nil, fmt.Errorf("scan %s: source returned %d columns, want %d", table, rec.NumCols(), len(names))
 		}
 		for i := range names {
@@ -106,6 +173,7 @@ func readColumns(ctx context.Context, src TableSource, table string, names []str
 		}
 	}
 	if err := rr.Err(); err != nil {
+		releaseChunks()
 		return nil, fmt.Errorf("scan %s: %w", table, err)
 	}
 	out := make([]arrow.Array, len(names))

@@ -92,6 +92,7 @@ func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
 		fmt.Fprintln(os.Stderr, "rigel: "+reason+"; DuckDB runs the queries (--device=host runs rigel's reference engine on the CPU)")
 	}
 	eng := duckdbbridge.NewEngine(db, id, dev, reason)
+	eng.SetProgress(func(msg string) { fmt.Fprintln(os.Stderr, "rigel: "+msg) })
 	closeAll := func() {
 		if dev != nil {
 			dev.Close()
