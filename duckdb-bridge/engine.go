@@ -195,11 +195,17 @@ func (e *Engine) Query(ctx context.Context, query string) (*Result, error) {
 	planNanos := time.Since(start).Nanoseconds()
 	if p.Reason == "" {
 		rec, st, err := e.exec.Run(ctx, p.Root, p.Names)
+		if errors.Is(err, gpu.ErrOutOfMemory) {
+			// The cached table columns may be what fills the device: drop
+			// them and try once more before handing the query to DuckDB.
+			e.DropCache()
+			rec, st, err = e.exec.Run(ctx, p.Root, p.Names)
+		}
 		if err == nil {
 			return &Result{Record: rec, Where: e.where(), Plan: physical.Explain(p.Root, e.where().tag()),
 				Stats: st, PlanNanos: planNanos, ExecNanos: st.ExecNanos}, nil
 		}
-		if !errors.Is(err, gpu.ErrUnsupported) {
+		if !errors.Is(err, gpu.ErrUnsupported) && !errors.Is(err, gpu.ErrOutOfMemory) {
 			return nil, err
 		}
 		p.Reason = err.Error()
