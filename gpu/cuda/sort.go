@@ -105,28 +105,31 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 		if err := d.timedLaunch(d.util, "rg_sort_rank", grid, blockThreads, 0, args); err != nil {
 			return fail(err)
 		}
+		// One gather launch moves every output buffer (a launch each cost
+		// more than the work for the small results sorts see).
+		g := []uint64{uint64(n), uint64(outN), rank, 0}
 		for _, c := range cols {
 			o, err := d.newOutput(c.t, outN, c.dict, "sorted column")
 			if err != nil {
 				return fail(err)
 			}
 			out = append(out, o)
-			g := []uint64{uint64(n), uint64(outN), rank, c.data, o.data, uint64(c.t.Kind.Width())}
-			if err := d.timedLaunch(d.util, "rg_gather", grid, blockThreads, 0, g); err != nil {
-				return fail(err)
-			}
+			g = append(g, c.data, o.data, uint64(c.t.Kind.Width()))
 			if o.valid != 0 {
 				if c.valid == 0 {
-					err = d.cx.memset(o.valid, 1, int64(outN), d.stream)
+					if err := d.cx.memset(o.valid, 1, int64(outN), d.stream); err != nil {
+						return fail(err)
+					}
 				} else {
-					err = d.timedLaunch(d.util, "rg_gather", grid, blockThreads, 0, []uint64{uint64(n), uint64(outN), rank, c.valid, o.valid, 1})
-				}
-				if err != nil {
-					return fail(err)
+					g = append(g, c.valid, o.valid, 1)
 				}
 			}
 		}
-		if err := d.cx.sync(d.stream, "sort"); err != nil {
+		if len(g) > maxArgs {
+			return fail(fmt.Errorf("sort of %d columns: more buffers than one gather launch takes: %w", len(cols), gpu.ErrUnsupported))
+		}
+		g[3] = uint64((len(g) - 4) / 3)
+		if err := d.timedLaunch(d.util, "rg_gather_multi", grid, blockThreads, 0, g); err != nil {
 			return fail(err)
 		}
 		return out, nil

@@ -105,23 +105,26 @@ extern "C" __global__ void __launch_bounds__(256) rg_sort_rank(const Args A) {
     }
 }
 
-// rg_gather: dst[rank[i]] = src[i] for rank[i] < limit, width bytes a value.
-// Args: n, limit, rank, src, dst, width.
-extern "C" __global__ void __launch_bounds__(256) rg_gather(const Args A) {
+// rg_gather_multi: dst_j[rank[i]] = src_j[i] for rank[i] < limit, over k
+// buffers in one launch (a sort's output columns and their validity), width_j
+// bytes a value. Args: n, limit, rank, k, then per buffer src, dst, width.
+extern "C" __global__ void __launch_bounds__(256) rg_gather_multi(const Args A) {
     const uint64_t n = A.a[0], limit = A.a[1];
     const uint32_t *rank = (const uint32_t *)A.a[2];
-    const uint8_t *src = (const uint8_t *)A.a[3];
-    uint8_t *dst = (uint8_t *)A.a[4];
-    const int w = (int)A.a[5];
+    const int k = (int)A.a[3];
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
-        uint64_t r = rank[i];
+        const uint64_t r = rank[i];
         if (r >= limit) continue;
-        switch (w) {
-        case 1: dst[r] = src[i]; break;
-        case 2: ((uint16_t *)dst)[r] = ((const uint16_t *)src)[i]; break;
-        case 4: ((uint32_t *)dst)[r] = ((const uint32_t *)src)[i]; break;
-        case 8: ((uint64_t *)dst)[r] = ((const uint64_t *)src)[i]; break;
-        case 16: ((u128 *)dst)[r] = ((const u128 *)src)[i]; break;
+        for (int j = 0; j < k; j++) {
+            const uint8_t *src = (const uint8_t *)A.a[4 + 3 * j];
+            uint8_t *dst = (uint8_t *)A.a[5 + 3 * j];
+            switch ((int)A.a[6 + 3 * j]) {
+            case 1: dst[r] = src[i]; break;
+            case 2: ((uint16_t *)dst)[r] = ((const uint16_t *)src)[i]; break;
+            case 4: ((uint32_t *)dst)[r] = ((const uint32_t *)src)[i]; break;
+            case 8: ((uint64_t *)dst)[r] = ((const uint64_t *)src)[i]; break;
+            case 16: ((u128 *)dst)[r] = ((const u128 *)src)[i]; break;
+            }
         }
     }
 }
