@@ -2,7 +2,8 @@
 # Runs rigel's GPU checks on a machine with a GPU and no Go: the CUDA device
 # tests, TPC-H end to end against DuckDB at SF1, and the benchmark at SF1 and
 # SF10. Logs go to $OUT (or ./out); a short table is printed last.
-# Usage: run.sh [all|tests|bench]   (from the bundle folder)
+# Usage: run.sh [all|tests|bench|sanitize]   (from the bundle folder)
+#   sanitize: compute-sanitizer memcheck over the CUDA device battery (short)
 set -uo pipefail
 cd "$(dirname "$0")"
 what=${1:-all}
@@ -36,5 +37,14 @@ if [ "$what" = all ] || [ "$what" = bench ]; then
   [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
   step bench-sf10 ./rigel bench tpch --db "$data/tpch-sf10.duckdb" --device cuda --queries 1,6 --runs 5 --out "$out/bench-sf10.md"
   cat "$out/bench-sf1.md" "$out/bench-sf10.md" 2>/dev/null
+fi
+if [ "$what" = sanitize ]; then
+  cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+  if [ -z "$cs" ]; then
+    echo "compute-sanitizer not found"
+  else
+    step memcheck "$cs" --tool memcheck --leak-check full --error-exitcode 3 ./cuda.test -test.run 'TestBattery|TestThreadHopping' -test.short -test.count=1
+    grep -E "ERROR SUMMARY|LEAK SUMMARY|^(--- FAIL|FAIL|ok|PASS)" "$out/memcheck.log" | tail -8
+  fi
 fi
 echo; echo "== steps"; printf '%s\n' "${summary[@]}"
