@@ -17,6 +17,7 @@ DEMO_DB := data/tpch-sf1.duckdb
 ## setup: Go modules, the NVRTC wheel (compiles CUDA on a CPU for CI checks), tpchgen-cli.
 setup: $(TPCHGEN) $(NVRTC_LIB)
 	@$(GO) mod download
+	@test -d $(TOOLS)/py/substrait_validator || python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --target $(TOOLS)/py substrait-validator==0.1.4
 	@echo "setup: done (tools in .tools/)"
 
 $(NVRTC_LIB):

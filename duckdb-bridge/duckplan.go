@@ -64,8 +64,45 @@ type duckNode struct {
 	// LOGICAL_EMPTY_RESULT
 	ReturnTypes []duckType `json:"return_types"`
 
-	// joins, reported in unsupported-operator messages
+	// LOGICAL_COMPARISON_JOIN, LOGICAL_DELIM_JOIN, LOGICAL_ANY_JOIN
 	JoinType string `json:"join_type"`
+	// Conditions: each compares an expression over the left child with one
+	// over the right child (COMPARISON and DELIM joins).
+	Conditions []duckJoinCondition `json:"conditions"`
+	// When not empty, the join outputs only these columns of that child.
+	LeftProjectionMap  []uint64 `json:"left_projection_map"`
+	RightProjectionMap []uint64 `json:"right_projection_map"`
+	// Predicate: an extra condition DuckDB may attach to comparison joins.
+	Predicate *duckExpr `json:"predicate"`
+	// LOGICAL_ANY_JOIN: one condition over the left columns then the right.
+	Condition *duckExpr `json:"condition"`
+	// LOGICAL_DELIM_JOIN: the columns of the delim side whose distinct
+	// values LOGICAL_DELIM_GET returns; delim_flipped makes the right child
+	// the delim side.
+	DuplicateEliminatedColumns []*duckExpr `json:"duplicate_eliminated_columns"`
+	DelimFlipped               bool        `json:"delim_flipped"`
+
+	// LOGICAL_DELIM_GET, LOGICAL_CTE_REF: the column types
+	ChunkTypes []duckType `json:"chunk_types"`
+	// LOGICAL_CTE_REF: the table_index of its LOGICAL_MATERIALIZED_CTE
+	CTEIndex *uint64 `json:"cte_index"`
+
+	// LOGICAL_UNION, LOGICAL_EXCEPT, LOGICAL_INTERSECT
+	ColumnCount uint64 `json:"column_count"`
+	SetopAll    bool   `json:"setop_all"`
+
+	// LOGICAL_DISTINCT
+	DistinctType    string          `json:"distinct_type"`
+	DistinctTargets []*duckExpr     `json:"distinct_targets"`
+	OrderBy         json.RawMessage `json:"order_by"`
+}
+
+// duckJoinCondition is one condition of a comparison join: left is over the
+// left child's columns, right over the right child's.
+type duckJoinCondition struct {
+	Left       *duckExpr `json:"left"`
+	Right      *duckExpr `json:"right"`
+	Comparison string    `json:"comparison"`
 }
 
 // duckScanData is the bind data of DuckDB's seq_scan table function.

@@ -21,7 +21,7 @@ import (
 // cannot express yet (an operator, expression, function or type); the
 // engine then runs the query elsewhere and shows the message as the reason.
 // Messages are one line, for example
-// "duckdb plan: LOGICAL_COMPARISON_JOIN (INNER) is not supported by the producer yet".
+// "duckdb plan: LOGICAL_COMPARISON_JOIN (MARK) is not supported by the producer yet".
 var ErrUnsupported = errors.New("not supported by the DuckDB plan producer")
 
 type unsupportedError struct{ what string }
@@ -138,7 +138,7 @@ func ProducePlan(ctx context.Context, conn *sql.Conn, query string) (*pb.Plan, e
 	if err != nil {
 		return nil, err
 	}
-	p := &producer{ctx: ctx, conn: conn, reg: reg, tables: map[string]*tableInfo{}}
+	p := &producer{ctx: ctx, conn: conn, reg: reg, tables: map[string]*tableInfo{}, ctes: map[uint64]cteDef{}}
 	root, out, err := p.rel(dp.Plans[0])
 	if err != nil {
 		return nil, err
@@ -163,6 +163,12 @@ type producer struct {
 	reg       *extRegistry
 	tables    map[string]*tableInfo
 	defaultDB string
+	// delims: the delim joins whose delim side is being converted,
+	// innermost last; a LOGICAL_DELIM_GET reads the innermost.
+	delims []delimSource
+	// ctes: the converted definitions of the LOGICAL_MATERIALIZED_CTEs in
+	// scope, by table_index; each LOGICAL_CTE_REF gets a copy.
+	ctes map[uint64]cteDef
 }
 
 // serializePlan runs json_serialize_plan with planOptimizers disabled and

@@ -191,6 +191,9 @@ func (p *producer) operator(e *duckExpr, in []colType) (*pb.Expression, colType,
 			// NULL and nothing matched, false otherwise; Substrait's
 			// SingularOrList has the same meaning.
 			nullable := anyNullable(types)
+			if types[0].nullable {
+				nullableLiterals(args[1:])
+			}
 			in := &pb.Expression{RexType: &pb.Expression_SingularOrList_{SingularOrList: &pb.Expression_SingularOrList{
 				Value: args[0], Options: args[1:],
 			}}}
@@ -420,4 +423,16 @@ func (p *producer) substring(e *duckExpr, in []colType) (*pb.Expression, colType
 	}
 	out := colType{duck: *e.ReturnType, nullable: anyNullable(types)}
 	return p.call(funcRef{urnString, name, map[string]string{"negative_start": "WRAP_FROM_END"}}, out, valueArgs(args...)...)
+}
+
+// nullableLiterals marks literal IN-list options nullable, to match a
+// nullable tested value: the validator requires the options' types to equal
+// the value's type, nullability included, and a literal's value is the same
+// either way.
+func nullableLiterals(opts []*pb.Expression) {
+	for _, o := range opts {
+		if lit := o.GetLiteral(); lit != nil {
+			lit.Nullable = true
+		}
+	}
 }

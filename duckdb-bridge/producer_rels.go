@@ -69,6 +69,22 @@ func (p *producer) rel(n *duckNode) (*pb.Rel, []colType, error) {
 		return p.topN(n)
 	case "LOGICAL_LIMIT":
 		return p.limit(n)
+	case "LOGICAL_COMPARISON_JOIN", "LOGICAL_DELIM_JOIN", "LOGICAL_ANY_JOIN":
+		return p.join(n)
+	case "LOGICAL_DELIM_GET":
+		return p.delimGet(n)
+	case "LOGICAL_CROSS_PRODUCT":
+		return p.crossProduct(n)
+	case "LOGICAL_DISTINCT":
+		return p.distinct(n)
+	case "LOGICAL_UNION", "LOGICAL_EXCEPT", "LOGICAL_INTERSECT":
+		return p.setOp(n)
+	case "LOGICAL_MATERIALIZED_CTE":
+		return p.materializedCTE(n)
+	case "LOGICAL_CTE_REF":
+		return p.cteRef(n)
+	case "LOGICAL_DUMMY_SCAN":
+		return p.dummyScan(n)
 	}
 	if n.JoinType != "" {
 		return nil, nil, unsupported("%s (%s)", n.Type, n.JoinType)
@@ -258,6 +274,9 @@ func (p *producer) tableFilter(f *duckFilter, col int, ct colType) (*pb.Expressi
 			nullable = nullable || lt.nullable
 			opts[i] = &pb.Expression{RexType: &pb.Expression_Literal_{Literal: lit}}
 		}
+		if ct.nullable {
+			nullableLiterals(opts)
+		}
 		return &pb.Expression{RexType: &pb.Expression_SingularOrList_{SingularOrList: &pb.Expression_SingularOrList{
 			Value: fieldRef(col), Options: opts,
 		}}}, boolType(nullable), nil
@@ -339,7 +358,14 @@ func (p *producer) filter(n *duckNode) (*pb.Rel, []colType, error) {
 	var cond *pb.Expression
 	switch len(conds) {
 	case 0:
-		return nil, nil, fmt.Errorf("duckdb plan: LOGICAL_FILTER without a condition")
+		// What is left of a filter whose conditions the optimizer moved
+		// into a join: it passes its input through, or only drops columns
+		// (its projection map), under an always-true condition.
+		if len(n.ProjectionMap) == 0 {
+			return input, in, nil
+		}
+		cond = &pb.Expression{RexType: &pb.Expression_Literal_{Literal: &pb.Expression_Literal{
+			LiteralType: &pb.Expression_Literal_Boolean{Boolean: true}}}}
 	case 1:
 		cond = conds[0]
 	default:
@@ -365,7 +391,7 @@ func (p *producer) projection(n *duckNode) (*pb.Rel, []colType, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	es, out, err := p.exprs(n.Expressions, in)
+	es, out, err := p.exprs(dropDeadSubqueryErrors(n), in)
 	if err != nil {
 		return nil, nil, err
 	}
