@@ -21,6 +21,7 @@ usage:
   rigel doctor
   rigel bench tpch --db FILE [--queries 1,6] [--runs N] [--device ...] [--out FILE.md]
   rigel tpch-gen --sf N --db FILE
+  rigel conformance [--device host|cuda] [--out conformance/RESULTS.md]
 
 Status lines go to stderr; results to stdout.
 `
@@ -69,6 +70,8 @@ func run(ctx context.Context, args []string) error {
 		return cmdBench(ctx, args[1:])
 	case "tpch-gen":
 		return cmdTPCHGen(ctx, args[1:])
+	case "conformance":
+		return cmdConformance(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil
