@@ -95,6 +95,7 @@ type Prepared struct {
 	Names  []string
 	Root   physical.Node
 	Reason string // non-empty: falls back
+	Plan   string // EXPLAIN text of Root, rendered once
 }
 
 // Prepare plans a query: DuckDB's optimized plan, turned into Substrait,
@@ -161,6 +162,7 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 		return nil, err
 	}
 	p.Names, p.Root = loaded.Names, root
+	p.Plan = physical.Explain(root, string(e.where()))
 	return p, nil
 }
 
@@ -173,7 +175,7 @@ func (e *Engine) Explain(ctx context.Context, query string) (string, error) {
 	if p.Reason != "" {
 		return fmt.Sprintf("[FALLBACK] the whole query runs on DuckDB: %s\n", p.Reason), nil
 	}
-	return physical.Explain(p.Root, e.where().tag()), nil
+	return p.Plan, nil
 }
 
 func (e *Engine) where() Where {
@@ -182,8 +184,6 @@ func (e *Engine) where() Where {
 	}
 	return OnGPU
 }
-
-func (w Where) tag() string { return string(w) }
 
 // Query runs a query and returns its whole result.
 func (e *Engine) Query(ctx context.Context, query string) (*Result, error) {
@@ -202,8 +202,7 @@ func (e *Engine) Query(ctx context.Context, query string) (*Result, error) {
 			rec, st, err = e.exec.Run(ctx, p.Root, p.Names)
 		}
 		if err == nil {
-			return &Result{Record: rec, Where: e.where(), Plan: physical.Explain(p.Root, e.where().tag()),
-				Stats: st, PlanNanos: planNanos, ExecNanos: st.ExecNanos}, nil
+			return e.deviceResult(rec, st, p.Plan, planNanos), nil
 		}
 		if !errors.Is(err, gpu.ErrUnsupported) && !errors.Is(err, gpu.ErrOutOfMemory) {
 			return nil, err
@@ -217,6 +216,11 @@ func (e *Engine) Query(ctx context.Context, query string) (*Result, error) {
 	res.Reason = p.Reason
 	res.PlanNanos = planNanos
 	return res, nil
+}
+
+// deviceResult wraps what the device computed.
+func (e *Engine) deviceResult(rec arrow.RecordBatch, st *physical.RunStats, plan string, planNanos int64) *Result {
+	return &Result{Record: rec, Where: e.where(), Plan: plan, Stats: st, PlanNanos: planNanos, ExecNanos: st.ExecNanos}
 }
 
 // fallback runs the whole query on DuckDB.
@@ -340,6 +344,5 @@ func (e *Engine) RunPlan(ctx context.Context, data []byte) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Record: rec, Where: e.where(), Plan: physical.Explain(root, e.where().tag()),
-		Stats: st, PlanNanos: planNanos, ExecNanos: st.ExecNanos}, nil
+	return e.deviceResult(rec, st, physical.Explain(root, string(e.where())), planNanos), nil
 }
