@@ -8,14 +8,21 @@ NVRTC_WHEEL_VERSION := 13.0.88
 TPCHGEN_VERSION := 4.0.0
 TPCHGEN := $(TOOLS)/bin/tpchgen-cli
 NVRTC_LIB := $(TOOLS)/py/nvidia/cu13/lib/libnvrtc.so.13
+# Clients nobody here wrote, for the Flight SQL server's tests.
+PYARROW_VERSION := 26.0.1
+ADBC_VERSION := 1.13.0
+PY_CLIENTS := $(TOOLS)/py/adbc_driver_flightsql
+JDBC_VERSION := 18.3.0
+JDBC_JAR := $(TOOLS)/jars/flight-sql-jdbc-driver-$(JDBC_VERSION).jar
 export RIGEL_TPCHGEN := $(TPCHGEN)
 export RIGEL_NVRTC := $(NVRTC_LIB)
 DEMO_DB := data/tpch-sf1.duckdb
 
 .PHONY: setup test build demo gpu-bundle clean
 
-## setup: Go modules, the NVRTC wheel (compiles CUDA on a CPU for CI checks), tpchgen-cli.
-setup: $(TPCHGEN) $(NVRTC_LIB)
+## setup: Go modules, the NVRTC wheel (compiles CUDA on a CPU for CI checks), tpchgen-cli,
+## and the Flight SQL clients the server is tested with (pyarrow + ADBC, the JDBC driver).
+setup: $(TPCHGEN) $(NVRTC_LIB) $(PY_CLIENTS) $(JDBC_JAR)
 	@$(GO) mod download
 	@test -d $(TOOLS)/py/substrait_validator || python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --target $(TOOLS)/py substrait-validator==0.1.4
 	@echo "setup: done (tools in .tools/)"
@@ -24,6 +31,15 @@ $(NVRTC_LIB):
 	@echo "setup: installing nvidia-cuda-nvrtc==$(NVRTC_WHEEL_VERSION) into .tools/py"
 	@python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps --target $(TOOLS)/py nvidia-cuda-nvrtc==$(NVRTC_WHEEL_VERSION)
 	@test -f $(NVRTC_LIB) || { echo "setup: $(NVRTC_LIB) missing after install"; exit 1; }
+
+$(PY_CLIENTS):
+	@echo "setup: installing pyarrow==$(PYARROW_VERSION) and adbc-driver-flightsql==$(ADBC_VERSION) into .tools/py"
+	@python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --target $(TOOLS)/py pyarrow==$(PYARROW_VERSION) adbc-driver-flightsql==$(ADBC_VERSION) adbc-driver-manager==$(ADBC_VERSION)
+
+$(JDBC_JAR):
+	@echo "setup: fetching org.apache.arrow:flight-sql-jdbc-driver:$(JDBC_VERSION) from Maven Central into .tools/jars"
+	@mvn -q dependency:copy -Dartifact=org.apache.arrow:flight-sql-jdbc-driver:$(JDBC_VERSION) -DoutputDirectory=$(TOOLS)/jars
+	@test -f $(JDBC_JAR) || { echo "setup: $(JDBC_JAR) missing after mvn"; exit 1; }
 
 $(TPCHGEN):
 	@echo "setup: installing tpchgen-cli $(TPCHGEN_VERSION) into .tools/bin (cargo, a few minutes)"

@@ -45,12 +45,18 @@ type Engine struct {
 	// stays valid for the engine's lifetime.
 	plans   map[string]*Prepared
 	plansMu sync.Mutex
+
+	// devTurn admits one query at a time to the device (a queue): the
+	// device, its column cache and its statistics serve one run at a time.
+	// DuckDB fallbacks do not queue. A query waiting here leaves the queue
+	// when its context ends.
+	devTurn chan struct{}
 }
 
 // NewEngine wraps an open DuckDB database. dev may be nil, then every query
 // runs on DuckDB (reason says why, shown with each result).
 func NewEngine(db *sql.DB, id string, dev gpu.Device, reason string) *Engine {
-	e := &Engine{db: db, dev: dev, tables: NewTables(db, id), NoDeviceReason: reason}
+	e := &Engine{db: db, dev: dev, tables: NewTables(db, id), NoDeviceReason: reason, devTurn: make(chan struct{}, 1)}
 	if readOnly(db) {
 		e.plans = map[string]*Prepared{}
 	}
@@ -67,6 +73,9 @@ func (e *Engine) SetProgress(f func(msg string)) {
 		e.exec.Cache.Progress = f
 	}
 }
+
+// DB returns the engine's DuckDB database (the catalog).
+func (e *Engine) DB() *sql.DB { return e.db }
 
 // Device returns the engine's device (nil when it has none).
 func (e *Engine) Device() gpu.Device { return e.dev }
@@ -193,29 +202,70 @@ func (e *Engine) Query(ctx context.Context, query string) (*Result, error) {
 		return nil, err
 	}
 	planNanos := time.Since(start).Nanoseconds()
-	if p.Reason == "" {
-		rec, st, err := e.exec.Run(ctx, p.Root, p.Names)
-		if errors.Is(err, gpu.ErrOutOfMemory) {
-			// The cached table columns may be what fills the device: drop
-			// them and try once more before handing the query to DuckDB.
-			e.DropCache()
-			rec, st, err = e.exec.Run(ctx, p.Root, p.Names)
-		}
-		if err == nil {
-			return e.deviceResult(rec, st, p.Plan, planNanos), nil
-		}
-		if !errors.Is(err, gpu.ErrUnsupported) && !errors.Is(err, gpu.ErrOutOfMemory) {
-			return nil, err
-		}
-		p.Reason = err.Error()
+	res, reason, err := e.tryDevice(ctx, p, planNanos)
+	if err != nil || res != nil {
+		return res, err
 	}
-	res, err := e.fallback(ctx, query)
+	res, err = e.fallback(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	res.Reason = p.Reason
+	res.Reason = reason
 	res.PlanNanos = planNanos
 	return res, nil
+}
+
+// tryDevice runs a prepared query on the device. It returns the result, or
+// no result and the reason the query must fall back, or an error.
+func (e *Engine) tryDevice(ctx context.Context, p *Prepared, planNanos int64) (*Result, string, error) {
+	if p.Reason != "" {
+		return nil, p.Reason, nil
+	}
+	rec, st, err := e.runOnDevice(ctx, p.Root, p.Names)
+	if err == nil {
+		return e.deviceResult(allNullable(rec), st, p.Plan, planNanos), "", nil
+	}
+	if !errors.Is(err, gpu.ErrUnsupported) && !errors.Is(err, gpu.ErrOutOfMemory) {
+		return nil, "", err
+	}
+	return nil, err.Error(), nil
+}
+
+// allNullable marks every field of a device result nullable, as DuckDB's
+// Arrow results are: the schema of a SQL query's answer must not depend on
+// where it ran (clients compare it with the schema announced before the
+// run). It takes over the caller's reference to rec.
+func allNullable(rec arrow.RecordBatch) arrow.RecordBatch {
+	fields := rec.Schema().Fields()
+	changed := false
+	for i := range fields {
+		if !fields[i].Nullable {
+			fields[i].Nullable, changed = true, true
+		}
+	}
+	if !changed {
+		return rec
+	}
+	defer rec.Release()
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), rec.Columns(), rec.NumRows())
+}
+
+// runOnDevice runs a plan when the device's turn comes. Out of device
+// memory, it drops the cached table columns (they may be what fills the
+// device) and tries once more.
+func (e *Engine) runOnDevice(ctx context.Context, root physical.Node, names []string) (arrow.RecordBatch, *physical.RunStats, error) {
+	select {
+	case e.devTurn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, context.Cause(ctx)
+	}
+	defer func() { <-e.devTurn }()
+	rec, st, err := e.exec.Run(ctx, root, names)
+	if errors.Is(err, gpu.ErrOutOfMemory) {
+		e.exec.Cache.Invalidate(e.tables.ID(), "")
+		rec, st, err = e.exec.Run(ctx, root, names)
+	}
+	return rec, st, err
 }
 
 // deviceResult wraps what the device computed.
@@ -296,11 +346,15 @@ func (e *Engine) RunOnDuckDB(ctx context.Context, query string) (*Result, error)
 	return e.fallback(ctx, query)
 }
 
-// DropCache empties the device column cache.
+// DropCache empties the device column cache (after the running query, if
+// any).
 func (e *Engine) DropCache() {
-	if e.exec != nil {
-		e.exec.Cache.Invalidate(e.tables.ID(), "")
+	if e.exec == nil {
+		return
 	}
+	e.devTurn <- struct{}{}
+	defer func() { <-e.devTurn }()
+	e.exec.Cache.Invalidate(e.tables.ID(), "")
 }
 
 // DuckDBSetting reads a DuckDB setting ("threads", ...), or "?" on error.
@@ -317,10 +371,25 @@ func (e *Engine) DuckDBSetting(ctx context.Context, name string) string {
 // what the device cannot run is an error naming the reason (per-subtree
 // fallback of Substrait input comes with the fallback engine's next step).
 func (e *Engine) RunPlan(ctx context.Context, data []byte) (*Result, error) {
+	start := time.Now()
+	pp, err := e.PreparePlan(data)
+	if err != nil {
+		return nil, err
+	}
+	planNanos := time.Since(start).Nanoseconds()
+	rec, st, err := e.runOnDevice(ctx, pp.Root, pp.Names)
+	if err != nil {
+		return nil, err
+	}
+	return e.deviceResult(rec, st, pp.Plan, planNanos), nil
+}
+
+// PreparePlan decodes, loads and translates a Substrait plan (binary or
+// JSON) for the device; what the device cannot run is an error.
+func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 	if e.dev == nil {
 		return nil, fmt.Errorf("cannot run a Substrait plan without a device: %s", e.NoDeviceReason)
 	}
-	start := time.Now()
 	pb, err := substrait.Decode(data)
 	if err != nil {
 		return nil, err
@@ -339,10 +408,5 @@ func (e *Engine) RunPlan(ctx context.Context, data []byte) (*Result, error) {
 			names = append(names, fmt.Sprintf("col%d", i))
 		}
 	}
-	planNanos := time.Since(start).Nanoseconds()
-	rec, st, err := e.exec.Run(ctx, root, names)
-	if err != nil {
-		return nil, err
-	}
-	return e.deviceResult(rec, st, physical.Explain(root, string(e.where())), planNanos), nil
+	return &Prepared{Names: names, Root: root, Plan: physical.Explain(root, string(e.where()))}, nil
 }

@@ -14,6 +14,9 @@ import (
 	"github.com/rigel-db/rigel/physical"
 )
 
+// ErrUnknownTable: a plan names a table the catalog does not have.
+var ErrUnknownTable = errors.New("unknown table")
+
 // Tables reads DuckDB tables for rigel's scans (physical.TableSource).
 //
 // Table names are "table", "schema.table" or "catalog.schema.table" (the
@@ -84,7 +87,7 @@ func (t *Tables) resolve(ctx context.Context, table string) (tableRef, error) {
 	}
 	switch len(found) {
 	case 0:
-		return tableRef{}, fmt.Errorf("duckdb tables: table %q does not exist in %s", table, t.id)
+		return tableRef{}, fmt.Errorf("duckdb tables: table %q does not exist in %s: %w", table, t.id, ErrUnknownTable)
 	case 1:
 		return found[0], nil
 	}

@@ -2,7 +2,9 @@
 # Runs rigel's GPU checks on a machine with a GPU and no Go: the CUDA device
 # tests, TPC-H end to end against DuckDB at SF1, and the benchmark at SF1 and
 # SF10. Logs go to $OUT (or ./out); a short table is printed last.
-# Usage: run.sh [all|tests|bench|sanitize]   (from the bundle folder)
+# Usage: run.sh [all|tests|bench|serve|sanitize]   (from the bundle folder)
+#   serve: the Flight SQL server on loopback answering TPC-H SF1 through the
+#          GPU, 1 client and 16 at once (rigel bench serve)
 #   sanitize: compute-sanitizer memcheck over the CUDA device battery (short)
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -37,6 +39,12 @@ if [ "$what" = all ] || [ "$what" = bench ]; then
   [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
   step bench-sf10 ./rigel bench tpch --db "$data/tpch-sf10.duckdb" --device cuda --queries 1,6 --runs 5 --out "$out/bench-sf10.md"
   cat "$out/bench-sf1.md" "$out/bench-sf10.md" 2>/dev/null
+fi
+if [ "$what" = serve ]; then
+  [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
+  step serve-q1q6-sf1 ./rigel bench serve --db "$data/tpch-sf1.duckdb" --device cuda --queries 1,6 --clients 1,16 --per-client 200 --out "$out/serve-q1q6-sf1.md"
+  step serve-all-sf1 ./rigel bench serve --db "$data/tpch-sf1.duckdb" --device cuda --queries all --clients 1,16 --per-client 44 --out "$out/serve-all-sf1.md"
+  cat "$out/serve-q1q6-sf1.md" "$out/serve-all-sf1.md" 2>/dev/null
 fi
 if [ "$what" = sanitize ]; then
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)

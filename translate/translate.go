@@ -6,6 +6,7 @@ package translate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/physical"
@@ -164,7 +165,9 @@ func (t *translator) read(r *plan.NamedTableReadRel) (*stream, error) {
 	if len(names) == 0 {
 		return nil, fmt.Errorf("ReadRel: named table without a name")
 	}
-	table := names[len(names)-1]
+	// A qualified name (catalog, schema, table) stays qualified: the
+	// table source resolves "catalog.schema.table".
+	table := strings.Join(names, ".")
 	base := r.BaseSchema()
 	fieldTypes := base.Struct.Types
 	if len(base.Names) != len(fieldTypes) {
@@ -225,6 +228,12 @@ func maskColumns(m *expr.MaskExpression, n int) ([]int, error) {
 
 func (t *translator) values(r *plan.VirtualTableReadRel) (*stream, error) {
 	rt := r.RecordType()
+	if len(rt.Types()) == 0 {
+		// A table without columns (DuckDB's dummy scan under SELECT
+		// without FROM): a device pipeline counts its rows from its input
+		// columns, so it cannot run one.
+		return nil, unsupported("VirtualTable without columns (SELECT without FROM)")
+	}
 	v := &physical.Values{}
 	for _, ft := range rt.Types() {
 		gt, err := gpuType(ft)
@@ -303,6 +312,18 @@ func prune(src physical.Node, exprs []*gpu.Expr, filter *gpu.Expr) (physical.Nod
 		mark(e)
 	}
 	mark(filter)
+	if len(used) == 0 && len(scan.Columns) > 0 {
+		// count(*) alone reads no column, but a pipeline counts the rows of
+		// its inputs: keep one column, preferably one without nulls.
+		keep := 0
+		for i, t := range scan.Types {
+			if !t.Nullable {
+				keep = i
+				break
+			}
+		}
+		used[keep] = true
+	}
 	remap := map[int]int{}
 	ns := &physical.Scan{Table: scan.Table}
 	for i := range scan.Columns {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,8 +21,11 @@ import (
 // cmdBench times TPC-H queries on rigel and on DuckDB in the same process
 // and machine, checks that the answers agree, and prints a markdown table.
 func cmdBench(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "serve" {
+		return cmdBenchServe(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] != "tpch" {
-		return usageError{"bench needs a suite: rigel bench tpch --db FILE"}
+		return usageError{"bench needs a suite: rigel bench tpch --db FILE, or rigel bench serve --db FILE"}
 	}
 	fs := flag.NewFlagSet("bench tpch", flag.ContinueOnError)
 	var ef engineFlags
@@ -37,16 +39,9 @@ func cmdBench(ctx context.Context, args []string) error {
 	if *runs < 1 {
 		return usageError{"--runs must be at least 1"}
 	}
-	var nums []int
-	for _, s := range strings.Split(*queries, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil {
-			return usageError{fmt.Sprintf("--queries: %q is not a query number", s)}
-		}
-		if _, err := tpch.Query(n); err != nil {
-			return usageError{err.Error()}
-		}
-		nums = append(nums, n)
+	nums, err := queryNumbers(*queries)
+	if err != nil {
+		return err
 	}
 	eng, closeAll, err := openEngine(&ef)
 	if err != nil {
@@ -55,7 +50,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	defer closeAll()
 
 	var b strings.Builder
-	header(ctx, &b, eng, ef.db)
+	header(ctx, &b, "rigel bench tpch", eng, ef.db)
 	bandwidth := 0.0
 	if d, ok := eng.Device().(*cuda.Device); ok {
 		if bw, err := d.MeasureCopyBandwidth(); err == nil {
@@ -88,7 +83,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	return nil
 }
 
-func header(ctx context.Context, w io.Writer, eng *duckdbbridge.Engine, db string) {
+func header(ctx context.Context, w io.Writer, title string, eng *duckdbbridge.Engine, db string) {
 	dev := "none (DuckDB only)"
 	if d := eng.Device(); d != nil {
 		info := d.Info()
@@ -97,8 +92,8 @@ func header(ctx context.Context, w io.Writer, eng *duckdbbridge.Engine, db strin
 			dev += ": " + info.Model
 		}
 	}
-	fmt.Fprintf(w, "# rigel bench tpch\n\n- date: %s\n- database: %s\n- device: %s\n- host CPUs: %d; DuckDB threads: %s (DuckDB runs in the same process, on its defaults)\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), db, dev, runtime.NumCPU(), eng.DuckDBSetting(ctx, "threads"))
+	fmt.Fprintf(w, "# %s\n\n- date: %s\n- database: %s\n- device: %s\n- host CPUs: %d; DuckDB threads: %s (DuckDB runs in the same process, on its defaults)\n",
+		title, time.Now().UTC().Format("2006-01-02 15:04 UTC"), db, dev, runtime.NumCPU(), eng.DuckDBSetting(ctx, "threads"))
 }
 
 func median(xs []int64) int64 {

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"strings"
+	"syscall"
 )
 
 const usage = `rigel: a GPU-native SQL engine behind DuckDB
@@ -20,14 +21,17 @@ usage:
   rigel plan    --db FILE [--device cuda|host] [--format ...] PLAN.json|PLAN.pb
   rigel doctor
   rigel bench tpch --db FILE [--queries 1,6] [--runs N] [--device ...] [--out FILE.md]
+  rigel bench serve --db FILE [--clients 1,16] [--per-client 200] [--queries all] [--device ...]
   rigel tpch-gen --sf N --db FILE
   rigel conformance [--device host|cuda] [--out conformance/RESULTS.md]
+  rigel serve   --db FILE | --parquet DIR [--listen 127.0.0.1:31337] [--device ...]
+                [--token-file F] [--tls-cert F --tls-key F]   Arrow Flight SQL server
 
 Status lines go to stderr; results to stdout.
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// RIGEL_CPUPROFILE=FILE writes a Go CPU profile of the command, for
 	// finding host-side costs on a GPU machine.
@@ -70,6 +74,8 @@ func run(ctx context.Context, args []string) error {
 		return cmdBench(ctx, args[1:])
 	case "tpch-gen":
 		return cmdTPCHGen(ctx, args[1:])
+	case "serve":
+		return cmdServe(ctx, args[1:])
 	case "conformance":
 		return cmdConformance(ctx, args[1:])
 	case "help", "-h", "--help":

@@ -1,18 +1,15 @@
 package main
 
 import (
+	"context"
 	"database/sql"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu"
-	"github.com/rigel-db/rigel/gpu/cuda"
-	"github.com/rigel-db/rigel/gpu/host"
 )
 
 // common flags of commands that run queries.
@@ -28,53 +25,22 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.file, "f", "", "read the SQL from this file")
 }
 
-// openDevice opens the chosen device. With auto and no GPU, it returns no
-// device and the reason, and every query runs on DuckDB.
+// openDevice opens the chosen device (duckdbbridge.OpenDevice); a bad mode
+// is a usage error.
 func openDevice(mode string) (gpu.Device, string, error) {
 	switch mode {
-	case "duckdb":
-		return nil, "--device=duckdb", nil
-	case "host":
-		return host.New(), "", nil
-	case "cuda", "auto":
-		d, err := cuda.Open()
-		if err == nil {
-			return d, "", nil
-		}
-		if mode == "cuda" {
-			return nil, "", err
-		}
-		return nil, fmt.Sprintf("no GPU (%v)", err), nil
+	case "auto", "cuda", "host", "duckdb":
+		return duckdbbridge.OpenDevice(mode)
 	}
-	return nil, "", usageError{fmt.Sprintf("--device must be auto, cuda, host or duckdb, not %q", mode)}
+	return nil, "", usageError{fmt.Sprintf("--device must be %s, not %q", duckdbbridge.DeviceModes, mode)}
 }
 
-// openDB opens an existing DuckDB file read-only: DuckDB would silently
-// create a missing one.
+// openDB opens an existing DuckDB file read-only.
 func openDB(path string) (*sql.DB, string, error) {
 	if path == "" {
 		return nil, "", usageError{"--db FILE is required"}
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, "", fmt.Errorf("database file %s does not exist (make one with `rigel tpch-gen --sf 1 --db %s`, or give the path of a DuckDB file)", path, path)
-		}
-		return nil, "", err
-	}
-	if st.IsDir() {
-		return nil, "", fmt.Errorf("database file %s is a folder, not a DuckDB file", path)
-	}
-	abs, _ := filepath.Abs(path)
-	db, err := sql.Open("duckdb", path+"?access_mode=read_only")
-	if err != nil {
-		return nil, "", err
-	}
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, "", fmt.Errorf("open %s: %w", path, err)
-	}
-	return db, abs, nil
+	return duckdbbridge.OpenCatalog(context.Background(), duckdbbridge.CatalogSpec{DB: path})
 }
 
 // openEngine opens database and device together.

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rigel-db/rigel/conformance/tpch"
+	"github.com/rigel-db/rigel/serve"
+)
+
+// cmdBenchServe measures the Flight SQL server on loopback: a server in
+// this process over the database, then clients that run TPC-H queries
+// through it (1 client, then N at once), every answer checked against
+// DuckDB. It prints throughput and latency per client count.
+func cmdBenchServe(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench serve", flag.ContinueOnError)
+	var ef engineFlags
+	ef.register(fs)
+	queries := fs.String("queries", "all", "comma-separated TPC-H query numbers, or all")
+	clients := fs.String("clients", "1,16", "comma-separated client counts, one run each")
+	perClient := fs.Int("per-client", 200, "queries each client runs")
+	out := fs.String("out", "", "also write the table to this markdown file")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	nums, err := queryNumbers(*queries)
+	if err != nil {
+		return err
+	}
+	var counts []int
+	for _, s := range strings.Split(*clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return usageError{fmt.Sprintf("--clients: %q is not a client count", s)}
+		}
+		counts = append(counts, n)
+	}
+	eng, closeAll, err := openEngine(&ef)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	srv, err := serve.New(eng, serve.Options{})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go srv.Serve(ln)
+	defer srv.Shutdown(10 * time.Second)
+
+	var b strings.Builder
+	header(ctx, &b, "rigel bench serve", eng, ef.db)
+	var load []serve.LoadQuery
+	onDevice := 0
+	for _, n := range nums {
+		q, _ := tpch.Query(n)
+		want, err := eng.RunOnDuckDB(ctx, q)
+		if err != nil {
+			return fmt.Errorf("Q%d on DuckDB: %w", n, err)
+		}
+		defer want.Release()
+		p, err := eng.Prepare(ctx, q)
+		if err != nil {
+			return fmt.Errorf("Q%d: %w", n, err)
+		}
+		if p.Reason == "" {
+			onDevice++
+		}
+		load = append(load, serve.LoadQuery{Name: fmt.Sprintf("Q%d", n), SQL: q, Want: want.Record})
+	}
+	fmt.Fprintf(&b, "- rigel serve on loopback (Flight SQL over gRPC, no TLS), Go flightsql clients in the same process, each with its own connection\n")
+	fmt.Fprintf(&b, "- queries: TPC-H %s, in turn; %d of %d run on the device, the others fall back to DuckDB\n", *queries, onDevice, len(nums))
+	fmt.Fprintf(&b, "- latency: one query from Execute to its last batch; every answer compared with DuckDB's\n\n")
+	b.WriteString("| clients | queries | errors | wrong | queries/s | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprint(os.Stderr, b.String())
+	flushed := b.Len()
+	addr := ln.Addr().String()
+	fmt.Fprintln(os.Stderr, "rigel: warm-up (loads the columns the queries scan)")
+	if rep, err := serve.RunLoad(ctx, serve.LoadOptions{Addr: addr, Clients: 1, PerClient: len(load), Queries: load}); err != nil || rep.Errors+rep.Wrong > 0 {
+		return fmt.Errorf("warm-up: %v %v", rep, err)
+	}
+	bad := 0
+	for _, n := range counts {
+		rep, err := serve.RunLoad(ctx, serve.LoadOptions{Addr: addr, Clients: n, PerClient: *perClient, Queries: load})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "| %d | %d | %d | %d | %.1f | %s | %s | %s |\n", n, rep.Queries, rep.Errors, rep.Wrong, rep.QPS(),
+			ms(rep.P50.Nanoseconds()), ms(rep.P99.Nanoseconds()), ms(rep.Max.Nanoseconds()))
+		fmt.Fprint(os.Stderr, b.String()[flushed:])
+		flushed = b.Len()
+		if rep.FirstProblem != "" {
+			fmt.Fprintf(os.Stderr, "rigel: %d clients: first problem: %s\n", n, rep.FirstProblem)
+		}
+		bad += rep.Errors + rep.Wrong
+	}
+	fmt.Print(b.String())
+	if *out != "" {
+		if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d queries failed or gave a wrong answer", bad)
+	}
+	return nil
+}
+
+// queryNumbers parses a list of TPC-H query numbers ("all" = 1..22).
+func queryNumbers(list string) ([]int, error) {
+	if list == "all" {
+		list = "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22"
+	}
+	var nums []int
+	for _, s := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("--queries: %q is not a query number", s)}
+		}
+		if _, err := tpch.Query(n); err != nil {
+			return nil, usageError{err.Error()}
+		}
+		nums = append(nums, n)
+	}
+	return nums, nil
+}

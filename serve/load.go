@@ -1,0 +1,216 @@
+package serve
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+)
+
+// Dial opens a Flight SQL client to a rigel server (or any Flight SQL
+// server): token, when set, goes with every call as a bearer token; tlsCfg,
+// when set, secures the connection.
+func Dial(addr, token string, tlsCfg *tls.Config) (*flightsql.Client, error) {
+	creds := insecure.NewCredentials()
+	if tlsCfg != nil {
+		creds = credentials.NewTLS(tlsCfg)
+	}
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds), grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1 << 30))}
+	if token != "" {
+		opts = append(opts,
+			grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, inv grpc.UnaryInvoker, o ...grpc.CallOption) error {
+				return inv(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token), method, req, reply, cc, o...)
+			}),
+			grpc.WithStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, s grpc.Streamer, o ...grpc.CallOption) (grpc.ClientStream, error) {
+				return s(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token), desc, cc, method, o...)
+			}))
+	}
+	return flightsql.NewClient(addr, nil, nil, opts...)
+}
+
+// Fetch reads every endpoint of a FlightInfo into one record.
+func Fetch(ctx context.Context, c *flightsql.Client, info *flight.FlightInfo) (arrow.RecordBatch, error) {
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	var schema *arrow.Schema
+	for _, ep := range info.Endpoint {
+		rdr, err := c.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			return nil, err
+		}
+		schema = rdr.Schema()
+		for rdr.Next() {
+			r := rdr.RecordBatch()
+			r.Retain()
+			recs = append(recs, r)
+		}
+		err = rdr.Err()
+		rdr.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if schema == nil {
+		return nil, errors.New("the FlightInfo has no endpoint")
+	}
+	tbl := array.NewTableFromRecords(schema, recs)
+	defer tbl.Release()
+	cols := make([]arrow.Array, tbl.NumCols())
+	for i := range cols {
+		chunks := tbl.Column(i).Data().Chunks()
+		var err error
+		switch len(chunks) {
+		case 0:
+			cols[i] = array.MakeArrayOfNull(memoryPool, schema.Field(i).Type, 0)
+		case 1: // no copy (and types Concatenate lacks, as SqlInfo's unions)
+			chunks[0].Retain()
+			cols[i] = chunks[0]
+		default:
+			cols[i], err = array.Concatenate(chunks, memoryPool)
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer cols[i].Release()
+	}
+	return array.NewRecordBatch(schema, cols, tbl.NumRows()), nil
+}
+
+// LoadQuery is one query of a load test and its expected answer.
+type LoadQuery struct {
+	Name string
+	SQL  string
+	Want arrow.RecordBatch
+}
+
+// LoadOptions shape a load test.
+type LoadOptions struct {
+	Addr      string
+	Token     string
+	TLS       *tls.Config
+	Clients   int // concurrent clients, each with its own connection
+	PerClient int // queries each client runs, cycling through Queries
+	Queries   []LoadQuery
+	Timeout   time.Duration // the whole run's bound (default 10 minutes)
+}
+
+// LoadReport is what a load test measured.
+type LoadReport struct {
+	Clients, Queries int
+	Errors, Wrong    int
+	FirstProblem     string
+	Elapsed          time.Duration
+	P50, P99, Max    time.Duration
+}
+
+// QPS is the queries per second of the run.
+func (r *LoadReport) QPS() float64 { return float64(r.Queries) / r.Elapsed.Seconds() }
+
+func (r *LoadReport) String() string {
+	s := fmt.Sprintf("%d clients x %d queries: %d errors, %d wrong; %.1f queries/s, latency p50 %s, p99 %s, max %s",
+		r.Clients, r.Queries/max(r.Clients, 1), r.Errors, r.Wrong, r.QPS(), r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond))
+	if r.FirstProblem != "" {
+		s += "; first problem: " + r.FirstProblem
+	}
+	return s
+}
+
+// RunLoad runs a load test: Clients clients at once, each running
+// PerClient queries (client i starts at query i, so that all queries run
+// at once), every answer compared with the expected one (as multisets of
+// rows: ORDER BY ties may come in any order).
+func RunLoad(ctx context.Context, o LoadOptions) (*LoadReport, error) {
+	if o.Clients <= 0 || o.PerClient <= 0 || len(o.Queries) == 0 {
+		return nil, errors.New("load test: clients, queries per client and the query list must be given")
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	rep := &LoadReport{Clients: o.Clients}
+	var mu sync.Mutex
+	var lat []time.Duration
+	problem := func(wrong bool, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if wrong {
+			rep.Wrong++
+		} else {
+			rep.Errors++
+		}
+		if rep.FirstProblem == "" {
+			rep.FirstProblem = msg
+		}
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for ci := range o.Clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := Dial(o.Addr, o.Token, o.TLS)
+			if err != nil {
+				problem(false, err.Error())
+				return
+			}
+			defer c.Close()
+			mine := make([]time.Duration, 0, o.PerClient)
+			for k := range o.PerClient {
+				q := o.Queries[(ci+k)%len(o.Queries)]
+				t0 := time.Now()
+				got, err := runQuery(ctx, c, q.SQL)
+				mine = append(mine, time.Since(t0))
+				if err != nil {
+					problem(false, q.Name+": "+err.Error())
+					continue
+				}
+				if err := arrowfmt.Compare(got, q.Want, false); err != nil {
+					problem(true, q.Name+": "+err.Error())
+				}
+				got.Release()
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	rep.Elapsed = time.Since(start)
+	rep.Queries = len(lat)
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		rep.P50 = lat[len(lat)/2]
+		rep.P99 = lat[min(len(lat)-1, len(lat)*99/100)]
+		rep.Max = lat[len(lat)-1]
+	}
+	return rep, ctx.Err()
+}
+
+var memoryPool = memory.DefaultAllocator
+
+func runQuery(ctx context.Context, c *flightsql.Client, query string) (arrow.RecordBatch, error) {
+	info, err := c.Execute(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return Fetch(ctx, c, info)
+}
