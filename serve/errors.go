@@ -44,6 +44,8 @@ func toStatus(err error) error {
 	case errors.Is(err, substrait.ErrUnknownFunction), errors.Is(err, substrait.ErrNotImplemented),
 		errors.Is(err, translate.ErrUnsupported), errors.Is(err, gpu.ErrUnsupported):
 		code = codes.Unimplemented
+	case errors.Is(err, duckdbbridge.ErrNotAQuery):
+		code = codes.PermissionDenied
 	case errors.Is(err, gpu.ErrOutOfMemory):
 		code = codes.ResourceExhausted
 	case errors.As(err, &duck), duckdbError.MatchString(err.Error()):

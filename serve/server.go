@@ -42,6 +42,10 @@ type Options struct {
 	MaxPrepared int
 	// Log hears one line per query (the query log) and per server event.
 	Log func(msg string)
+	// AllowFileAccess keeps DuckDB's access to files from SQL
+	// (read_csv('/etc/...'), read_parquet of any path). Off by default: a
+	// client of the server must not read the server's files.
+	AllowFileAccess bool
 }
 
 const (
@@ -73,6 +77,12 @@ func New(eng *duckdbbridge.Engine, opts Options) (*Server, error) {
 	}
 	if opts.Log == nil {
 		opts.Log = func(string) {}
+	}
+	if !opts.AllowFileAccess {
+		// A one-way switch in DuckDB: it cannot be turned back on by SQL.
+		if _, err := eng.DB().Exec("SET enable_external_access = false"); err != nil {
+			return nil, fmt.Errorf("serve: closing DuckDB's file access: %w", err)
+		}
 	}
 	s := &Server{eng: eng, opts: opts, prepared: map[string]*prepared{}}
 	s.Alloc = memory.DefaultAllocator

@@ -382,6 +382,27 @@ func TestBadInput(t *testing.T) {
 		_, err = Fetch(ctx, c, info)
 	}
 	wantCode(t, err, codes.InvalidArgument, "no_such_table")
+	// The catalog is served read-only, and the server's files stay closed.
+	for q, says := range map[string]string{
+		"CREATE TABLE x (a INTEGER)":              "this is a CREATE statement",
+		"SET threads = 1":                         "this is a SET statement",
+		"DROP TABLE lineitem":                     "this is a DROP statement",
+		"ATTACH '/tmp/other.duckdb'":              "ATTACH",
+		"SELECT * FROM read_csv('/etc/hostname')": "disabled",
+	} {
+		info, err = c.Execute(ctx, q)
+		if err == nil {
+			_, err = Fetch(ctx, c, info)
+		}
+		if err == nil || !strings.Contains(err.Error(), says) {
+			t.Fatalf("%s: got %v, want an error saying %q", q, err, says)
+		}
+	}
+	_, err = c.Execute(ctx, "SELECT 1; SELECT 2")
+	wantCode(t, err, codes.PermissionDenied, "one statement at a time")
+	if _, err := c.ExecuteUpdate(ctx, "DELETE FROM lineitem"); err == nil {
+		t.Fatal("an update was taken")
+	}
 	_, err = c.DoGet(ctx, &flight.Ticket{Ticket: []byte("garbage")})
 	if err == nil {
 		t.Fatal("a garbage ticket was taken")

@@ -58,9 +58,14 @@ func (s *Server) checkSize(what string, n int) error {
 	return nil
 }
 
-func (s *Server) sqlStatement(query string) (statement, error) {
+// sqlStatement takes SQL text that is one query: the catalog is served
+// read-only, so writes, DDL, SET, ATTACH and the like are refused here.
+func (s *Server) sqlStatement(ctx context.Context, query string) (statement, error) {
 	if err := s.checkSize("SQL text", len(query)); err != nil {
 		return statement{}, err
+	}
+	if err := s.eng.CheckQuery(ctx, query); err != nil {
+		return statement{}, toStatus(err)
 	}
 	return statement{body: []byte(query)}, nil
 }
@@ -86,8 +91,8 @@ func (s *Server) flightInfo(desc *flight.FlightDescriptor, ticket []byte, schema
 }
 
 // GetFlightInfoStatement answers a SQL query with a ticket that carries it.
-func (s *Server) GetFlightInfoStatement(_ context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	st, err := s.sqlStatement(cmd.GetQuery())
+func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	st, err := s.sqlStatement(ctx, cmd.GetQuery())
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +126,7 @@ func (s *Server) GetFlightInfoSubstraitPlan(_ context.Context, cmd flightsql.Sta
 
 // GetSchemaStatement returns the schema of a query's answer.
 func (s *Server) GetSchemaStatement(ctx context.Context, cmd flightsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
-	st, err := s.sqlStatement(cmd.GetQuery())
+	st, err := s.sqlStatement(ctx, cmd.GetQuery())
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +274,7 @@ func (s *Server) CreatePreparedStatement(ctx context.Context, req flightsql.Acti
 	if len(req.GetTransactionId()) > 0 {
 		return flightsql.ActionCreatePreparedStatementResult{}, status.Error(codes.Unimplemented, "rigel serve: transactions are not supported (the catalog is read-only)")
 	}
-	st, err := s.sqlStatement(req.GetQuery())
+	st, err := s.sqlStatement(ctx, req.GetQuery())
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
@@ -333,6 +338,12 @@ func (s *Server) DoGetPreparedStatement(ctx context.Context, cmd flightsql.Prepa
 		return nil, nil, err
 	}
 	return s.run(ctx, p.st)
+}
+
+// DoPutCommandStatementUpdate refuses updates: the catalog is served
+// read-only.
+func (s *Server) DoPutCommandStatementUpdate(context.Context, flightsql.StatementUpdate) (int64, error) {
+	return 0, status.Error(codes.PermissionDenied, "rigel serve: the catalog is served read-only; updates are not taken")
 }
 
 // DoPutPreparedStatementQuery would bind parameters; rigel's statements

@@ -26,6 +26,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key, serve over TLS")
 	key := fs.String("tls-key", "", "TLS private key (PEM)")
 	maxReq := fs.Int("max-request-bytes", 16<<20, "largest SQL text or Substrait plan taken")
+	fileAccess := fs.Bool("allow-file-access", false, "let SQL read files on this machine (read_csv, read_parquet of any path); off by default")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "on SIGINT/SIGTERM, how long running queries may finish before they are cancelled")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -37,7 +38,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	if *db == "" && len(parquet) == 0 {
 		return usageError{"serve needs a catalog: --db FILE and/or --parquet FOLDER"}
 	}
-	opts := serve.Options{MaxRequestBytes: *maxReq, Log: func(msg string) { fmt.Fprintln(os.Stderr, "rigel serve: "+msg) }}
+	opts := serve.Options{MaxRequestBytes: *maxReq, AllowFileAccess: *fileAccess, Log: func(msg string) { fmt.Fprintln(os.Stderr, "rigel serve: "+msg) }}
 	if opts.Token, err = readToken(*tokenFile); err != nil {
 		return err
 	}
