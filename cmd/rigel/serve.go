@@ -86,7 +86,14 @@ func cmdServe(ctx context.Context, args []string) error {
 	if opts.Token != "" {
 		auth = "bearer token required"
 	}
-	opts.Log(fmt.Sprintf("listening on %s://%s (%s, %s, catalog %s)", scheme, ln.Addr(), where, auth, id))
+	var catalog []string
+	if *db != "" {
+		catalog = append(catalog, "DuckDB file "+*db)
+	}
+	for _, p := range parquet {
+		catalog = append(catalog, "Parquet folder "+p)
+	}
+	opts.Log(fmt.Sprintf("listening on %s://%s (%s, %s; catalog: %s)", scheme, ln.Addr(), where, auth, strings.Join(catalog, ", ")))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
