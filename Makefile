@@ -18,7 +18,7 @@ export RIGEL_TPCHGEN := $(TPCHGEN)
 export RIGEL_NVRTC := $(NVRTC_LIB)
 DEMO_DB := data/tpch-sf1.duckdb
 
-.PHONY: setup test build demo gpu-bundle clean
+.PHONY: setup test build capi demo gpu-bundle clean
 
 ## setup: Go modules, the NVRTC wheel (compiles CUDA on a CPU for CI checks), tpchgen-cli,
 ## and the Flight SQL clients the server is tested with (pyarrow + ADBC, the JDBC driver).
@@ -51,6 +51,14 @@ test:
 	$(GO) test $(GOFLAGS_RIGEL) -count=1 ./...
 
 build: bin/rigel
+
+## capi: the C ABI as a shared library (header: capi/rigel.h).
+capi: bin/librigel.so
+
+bin/librigel.so: FORCE
+	@mkdir -p bin
+	$(GO) build $(GOFLAGS_RIGEL) -buildmode=c-shared -o bin/librigel.so ./capi
+	@rm -f bin/librigel.h  # cgo's own header; capi/rigel.h is the documented one
 
 bin/rigel: FORCE
 	@mkdir -p bin

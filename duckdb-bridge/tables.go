@@ -66,10 +66,14 @@ func (t *Tables) resolve(ctx context.Context, table string) (tableRef, error) {
 		catalog, schema = parts[0], parts[1]
 	}
 	name := parts[len(parts)-1]
-	rows, err := t.db.QueryContext(ctx, `SELECT database_name, schema_name, table_name FROM duckdb_tables()
+	// Views count as tables (a catalog over an attached file names its
+	// tables through views; rigel reads a view's rows like a table's).
+	rows, err := t.db.QueryContext(ctx, `SELECT database_name, schema_name, name FROM (
+			SELECT database_name, schema_name, table_name AS name FROM duckdb_tables()
+			UNION ALL SELECT database_name, schema_name, view_name FROM duckdb_views() WHERE NOT internal)
 		WHERE lower(database_name) = lower(coalesce(?, current_database()))
 		  AND lower(schema_name) = lower(coalesce(?, current_schema()))
-		  AND lower(table_name) = lower(?)`, catalog, schema, name)
+		  AND lower(name) = lower(?)`, catalog, schema, name)
 	if err != nil {
 		return tableRef{}, fmt.Errorf("duckdb tables: looking up table %q: %w", table, err)
 	}

@@ -1,0 +1,154 @@
+/*
+ * rigel.h: the C ABI of rigel, a GPU-native SQL engine.
+ *
+ * Build the library with
+ *   go build -tags duckdb_arrow -buildmode=c-shared -o librigel.so ./capi
+ * (or `make capi`, which writes bin/librigel.so), then include this header
+ * and link with -lrigel.
+ *
+ * Data crosses the boundary only as the Arrow C data and stream interfaces
+ * (https://arrow.apache.org/docs/format/CStreamInterface.html); no Go type
+ * does. An engine is a handle (an integer, 0 = none).
+ *
+ * Threads: every function may be called from any thread. One engine may be
+ * used by several threads at once: queries queue for the device one at a
+ * time; queries that fall back to DuckDB run side by side.
+ */
+#ifndef RIGEL_H
+#define RIGEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  // Array type description
+  const char* format;
+  const char* name;
+  const char* metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema** children;
+  struct ArrowSchema* dictionary;
+
+  // Release callback
+  void (*release)(struct ArrowSchema*);
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+struct ArrowArray {
+  // Array data description
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void** buffers;
+  struct ArrowArray** children;
+  struct ArrowArray* dictionary;
+
+  // Release callback
+  void (*release)(struct ArrowArray*);
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+#endif  // ARROW_C_DATA_INTERFACE
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+  // Callbacks providing stream functionality
+  int (*get_schema)(struct ArrowArrayStream*, struct ArrowSchema* out);
+  int (*get_next)(struct ArrowArrayStream*, struct ArrowArray* out);
+  const char* (*get_last_error)(struct ArrowArrayStream*);
+
+  // Release callback
+  void (*release)(struct ArrowArrayStream*);
+
+  // Opaque producer-specific data
+  void* private_data;
+};
+
+#endif  // ARROW_C_STREAM_INTERFACE
+
+/* An engine: a catalog of tables, a device, and the DuckDB that plans SQL. */
+typedef uintptr_t rigel_engine;
+
+/* The Go side includes this header for the structs only: cgo declares the
+ * exported functions itself (without const). The ABI is the same. */
+#ifndef RIGEL_BUILDING_LIBRARY
+
+/* rigel's version, a static string. */
+const char* rigel_version(void);
+
+/*
+ * Opens an engine.
+ * catalog: NULL or "" for an empty in-memory catalog (fill it with
+ *   rigel_register_stream); the path of a DuckDB database file (opened
+ *   read-only; its tables keep their names); or the path of a folder of
+ *   Parquet files (each NAME.parquet file or NAME/ folder of them becomes
+ *   table NAME, read once at open).
+ * device: NULL or "auto" (the GPU if there is one, else none: SQL then runs
+ *   on DuckDB and Substrait plans are refused), "cuda" (the GPU, an error
+ *   without one), "host" (rigel's reference engine on the CPU) or "duckdb".
+ * Returns 0 on failure; rigel_last_error(0) says why.
+ */
+rigel_engine rigel_open(const char* catalog, const char* device);
+
+/*
+ * Makes the batches of an Arrow stream a table of the engine's catalog,
+ * named name (replacing a table of that name). The rows are copied; the
+ * function takes ownership of the stream and releases it, on success and on
+ * error. Returns 0, or -1 with rigel_last_error(engine) saying why.
+ */
+int rigel_register_stream(rigel_engine engine, const char* name, struct ArrowArrayStream* stream);
+
+/*
+ * Runs a Substrait plan (binary protobuf, or JSON) whose tables are in the
+ * catalog. The plan bytes are copied before the call returns. On success,
+ * fills *out with the answer (the caller releases it with out->release) and
+ * returns 0; on error returns -1, leaves *out untouched, and
+ * rigel_last_error(engine) says why (a plan the device cannot run is an
+ * error naming the reason).
+ */
+int rigel_execute_plan(rigel_engine engine, const uint8_t* plan, size_t len, struct ArrowArrayStream* out);
+
+/*
+ * Runs one SQL query (DuckDB plans it; rigel's device runs it, or DuckDB
+ * when the device cannot). Same conventions as rigel_execute_plan.
+ */
+int rigel_execute_sql(rigel_engine engine, const char* sql, struct ArrowArrayStream* out);
+
+/*
+ * The error of the engine's most recent failed call ("" when its most
+ * recent call succeeded), or with engine 0 the error of the most recent
+ * failed rigel_open. The text belongs to rigel and stays valid until the
+ * next call on that engine (or the next rigel_open for 0).
+ */
+const char* rigel_last_error(rigel_engine engine);
+
+/* Closes an engine. 0 and engines closed already are ignored. Release the
+ * streams the engine returned first: a stream DuckDB still feeds holds one
+ * of the engine's connections. */
+void rigel_close(rigel_engine engine);
+
+#endif  // RIGEL_BUILDING_LIBRARY
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // RIGEL_H
