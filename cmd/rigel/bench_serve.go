@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -88,6 +89,22 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 	if rep, err := serve.RunLoad(ctx, serve.LoadOptions{Addr: addr, Clients: 1, PerClient: len(load), Queries: load}); err != nil || rep.Errors+rep.Wrong > 0 {
 		return fmt.Errorf("warm-up: %v %v", rep, err)
 	}
+	// The same queries in this process, without Flight: what the server
+	// adds is the difference.
+	var direct []int64
+	for k := range max(*perClient, len(load)) {
+		q := load[k%len(load)]
+		t0 := time.Now()
+		res, err := eng.Query(ctx, q.SQL)
+		if err != nil {
+			return fmt.Errorf("%s in process: %w", q.Name, err)
+		}
+		direct = append(direct, time.Since(t0).Nanoseconds())
+		res.Release()
+	}
+	sort.Slice(direct, func(i, j int) bool { return direct[i] < direct[j] })
+	fmt.Fprintf(&b, "| in process, no Flight (Engine.Query, 1 caller) | %d | | | %.1f | %s | %s | %s |\n", len(direct),
+		float64(len(direct))/(float64(sum(direct))/1e9), ms(direct[len(direct)/2]), ms(direct[min(len(direct)-1, len(direct)*99/100)]), ms(direct[len(direct)-1]))
 	bad := 0
 	for _, n := range counts {
 		rep, err := serve.RunLoad(ctx, serve.LoadOptions{Addr: addr, Clients: n, PerClient: *perClient, Queries: load})
@@ -113,6 +130,14 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 		return fmt.Errorf("%d queries failed or gave a wrong answer", bad)
 	}
 	return nil
+}
+
+func sum(xs []int64) int64 {
+	var s int64
+	for _, x := range xs {
+		s += x
+	}
+	return s
 }
 
 // queryNumbers parses a list of TPC-H query numbers ("all" = 1..22).
