@@ -4,7 +4,8 @@
 # SF10. Logs go to $OUT (or ./out); a short table is printed last.
 # Usage: run.sh [all|tests|bench|serve|sanitize]   (from the bundle folder)
 #   serve: the Flight SQL server on loopback answering TPC-H SF1 through the
-#          GPU, 1 client and 16 at once (rigel bench serve)
+#          GPU, 1 client and 16 at once (rigel bench serve); SF10 Q1/Q6 too
+#          with RIGEL_SERVE_SF10=1
 #   sanitize: compute-sanitizer memcheck over the CUDA device battery (short)
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -44,7 +45,11 @@ if [ "$what" = serve ]; then
   [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
   step serve-q1q6-sf1 ./rigel bench serve --db "$data/tpch-sf1.duckdb" --device cuda --queries 1,6 --clients 1,16 --per-client 200 --out "$out/serve-q1q6-sf1.md"
   step serve-all-sf1 ./rigel bench serve --db "$data/tpch-sf1.duckdb" --device cuda --queries all --clients 1,16 --per-client 44 --out "$out/serve-all-sf1.md"
-  cat "$out/serve-q1q6-sf1.md" "$out/serve-all-sf1.md" 2>/dev/null
+  if [ "${RIGEL_SERVE_SF10:-0}" = 1 ]; then
+    [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
+    step serve-q1q6-sf10 ./rigel bench serve --db "$data/tpch-sf10.duckdb" --device cuda --queries 1,6 --clients 1,16 --per-client 200 --out "$out/serve-q1q6-sf10.md"
+  fi
+  cat "$out"/serve-*.md 2>/dev/null
 fi
 if [ "$what" = sanitize ]; then
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)

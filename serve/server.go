@@ -62,6 +62,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	prepared map[string]*prepared
+	queries  map[string]struct{} // SQL texts known to be single queries
 }
 
 // New makes a server for an engine.
@@ -84,7 +85,7 @@ func New(eng *duckdbbridge.Engine, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("serve: closing DuckDB's file access: %w", err)
 		}
 	}
-	s := &Server{eng: eng, opts: opts, prepared: map[string]*prepared{}}
+	s := &Server{eng: eng, opts: opts, prepared: map[string]*prepared{}, queries: map[string]struct{}{}}
 	s.Alloc = memory.DefaultAllocator
 	if err := s.registerSqlInfo(); err != nil {
 		return nil, err

@@ -64,10 +64,36 @@ func (s *Server) sqlStatement(ctx context.Context, query string) (statement, err
 	if err := s.checkSize("SQL text", len(query)); err != nil {
 		return statement{}, err
 	}
-	if err := s.eng.CheckQuery(ctx, query); err != nil {
-		return statement{}, toStatus(err)
+	if !s.knownQuery(query) {
+		if err := s.eng.CheckQuery(ctx, query); err != nil {
+			return statement{}, toStatus(err)
+		}
+		s.rememberQuery(query)
 	}
 	return statement{body: []byte(query)}, nil
+}
+
+// maxKnownQueries bounds the texts remembered as queries.
+const maxKnownQueries = 10000
+
+// knownQuery says whether a SQL text passed CheckQuery before. What kind of
+// statement a text is follows from its words alone, so the answer cannot
+// change; remembering it saves a DuckDB prepare (about a millisecond) on
+// every repeated query.
+func (s *Server) knownQuery(query string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.queries[query]
+	return ok
+}
+
+func (s *Server) rememberQuery(query string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queries) >= maxKnownQueries {
+		clear(s.queries)
+	}
+	s.queries[query] = struct{}{}
 }
 
 func (s *Server) planStatement(p flightsql.SubstraitPlan) (statement, error) {
