@@ -9,6 +9,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"google.golang.org/protobuf/proto"
 	"slices"
 	"strings"
 	"sync"
@@ -327,4 +328,19 @@ func (p *producer) table(fd *duckScanData, names []string, types []duckType) (*t
 	}
 	p.tables[key] = t
 	return t, nil
+}
+
+// PlanBytes produces the Substrait plan of a query over db as binary
+// protobuf (what hosts send over Flight SQL or the C ABI).
+func PlanBytes(ctx context.Context, db *sql.DB, query string) ([]byte, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	p, err := ProducePlan(ctx, conn, query)
+	if err != nil {
+		return nil, err
+	}
+	return proto.Marshal(p)
 }

@@ -3,18 +3,13 @@ package serve
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
 
@@ -65,38 +60,6 @@ func runClient(t *testing.T, name string, args []string, env ...string) {
 	}
 }
 
-func readIPC(t *testing.T, path string) arrow.RecordBatch {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var recs []arrow.RecordBatch
-	for i := 0; i < r.NumRecords(); i++ {
-		rec, err := r.RecordBatch(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec)
-	}
-	tbl := array.NewTableFromRecords(r.Schema(), recs)
-	defer tbl.Release()
-	tr := array.NewTableReader(tbl, tbl.NumRows()+1)
-	defer tr.Release()
-	if !tr.Next() {
-		return array.NewRecordBatch(r.Schema(), nil, 0)
-	}
-	rec := tr.RecordBatch()
-	rec.Retain()
-	return rec
-}
-
 func TestPythonClients(t *testing.T) {
 	py := filepath.Join("..", ".tools", "py")
 	needTool(t, "adbc_driver_flightsql and pyarrow", filepath.Join(py, "adbc_driver_flightsql"))
@@ -115,14 +78,20 @@ func TestPythonClients(t *testing.T) {
 	for _, n := range clientQueries {
 		want := duckAnswer(t, ts, tpchQuery(t, n))
 		for _, via := range []string{"adbc", "flight"} {
-			got := readIPC(t, filepath.Join(dir, fmt.Sprintf("q%d.sql.%s.arrow", n, via)))
+			got, err := arrowfmt.ReadIPCFile(filepath.Join(dir, fmt.Sprintf("q%d.sql.%s.arrow", n, via)))
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := arrowfmt.Compare(got, want, true); err != nil {
 				t.Fatalf("Q%d through Python %s: %v", n, via, err)
 			}
 			got.Release()
 		}
 	}
-	got := readIPC(t, filepath.Join(dir, "q6.pb.adbc.arrow"))
+	got, err := arrowfmt.ReadIPCFile(filepath.Join(dir, "q6.pb.adbc.arrow"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer got.Release()
 	if err := arrowfmt.Compare(got, duckAnswer(t, ts, q6), true); err != nil {
 		t.Fatalf("the Substrait plan of Q6 through ADBC: %v", err)
@@ -150,7 +119,7 @@ func TestJDBCClient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := compareTSV(string(data), want); err != nil {
+		if err := arrowfmt.CompareTSV(string(data), want); err != nil {
 			t.Fatalf("Q%d through JDBC: %v", n, err)
 		}
 	}
@@ -161,43 +130,4 @@ func TestJDBCClient(t *testing.T) {
 	if !strings.Contains(string(tables), "lineitem") {
 		t.Fatalf("JDBC's getTables does not list lineitem: %q", tables)
 	}
-}
-
-// compareTSV compares the JDBC client's rows with DuckDB's answer: exact
-// text except floats (relative tolerance).
-func compareTSV(data string, want arrow.RecordBatch) error {
-	var got [][]string
-	for _, line := range strings.Split(strings.TrimRight(data, "\n"), "\n") {
-		if line != "" || want.NumCols() > 1 {
-			got = append(got, strings.Split(line, "\t"))
-		}
-	}
-	rows := arrowfmt.Rows(want)
-	if len(got) != len(rows) {
-		return fmt.Errorf("%d rows, want %d", len(got), len(rows))
-	}
-	for r := range rows {
-		if len(got[r]) != len(rows[r]) {
-			return fmt.Errorf("row %d: %d values, want %d", r, len(got[r]), len(rows[r]))
-		}
-		for c, w := range rows[r] {
-			g := got[r][c]
-			if g == w {
-				continue
-			}
-			if isFloatType(want.Column(c).DataType()) {
-				gf, err1 := strconv.ParseFloat(g, 64)
-				wf, err2 := strconv.ParseFloat(w, 64)
-				if err1 == nil && err2 == nil && math.Abs(gf-wf) <= 1e-9*math.Max(1, math.Abs(wf)) {
-					continue
-				}
-			}
-			return fmt.Errorf("row %d column %s: got %s, want %s", r, want.ColumnName(c), g, w)
-		}
-	}
-	return nil
-}
-
-func isFloatType(dt arrow.DataType) bool {
-	return dt.ID() == arrow.FLOAT64 || dt.ID() == arrow.FLOAT32
 }

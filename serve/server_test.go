@@ -27,6 +27,7 @@ import (
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
+	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -168,17 +169,7 @@ func wantCode(t *testing.T, err error, code codes.Code, says string) {
 
 func producePlan(t testing.TB, ts *testServer, query string) []byte {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := ts.db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	p, err := duckdbbridge.ProducePlan(ctx, conn, query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := proto.Marshal(p)
+	b, err := duckdbbridge.PlanBytes(context.Background(), ts.db, query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,18 +401,14 @@ func TestBadInput(t *testing.T) {
 	stillServes()
 }
 
+// producePlanJSON is producePlan as Substrait's JSON form.
 func producePlanJSON(t testing.TB, ts *testServer, query string) string {
-	ctx := context.Background()
-	conn, err := ts.db.Conn(ctx)
-	if err != nil {
+	t.Helper()
+	var p substraitpb.Plan
+	if err := proto.Unmarshal(producePlan(t, ts, query), &p); err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	p, err := duckdbbridge.ProducePlan(ctx, conn, query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return protojsonFormat(p)
+	return protojson.Format(&p)
 }
 
 // A client that goes away mid-stream stops its query; nothing is left
@@ -611,8 +598,6 @@ func settle() (int, uint64) {
 	runtime.ReadMemStats(&ms)
 	return runtime.NumGoroutine(), ms.HeapAlloc
 }
-
-func protojsonFormat(m proto.Message) string { return protojson.Format(m) }
 
 // One client's errors and cancellations do not disturb the others: a load
 // of good queries runs while another client sends bad plans, SQL errors and

@@ -1,0 +1,81 @@
+package arrowfmt
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// ReadIPCFile reads an Arrow IPC file (what other programs' tests write)
+// into one record.
+func ReadIPCFile(path string) (arrow.RecordBatch, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer r.Close()
+	var recs []arrow.RecordBatch
+	for i := 0; i < r.NumRecords(); i++ {
+		rec, err := r.RecordBatch(i)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		recs = append(recs, rec)
+	}
+	tbl := array.NewTableFromRecords(r.Schema(), recs)
+	defer tbl.Release()
+	cols := make([]arrow.Array, tbl.NumCols())
+	for i := range cols {
+		chunks := tbl.Column(i).Data().Chunks()
+		switch len(chunks) {
+		case 0:
+			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, r.Schema().Field(i).Type, 0)
+		case 1:
+			chunks[0].Retain()
+			cols[i] = chunks[0]
+		default:
+			if cols[i], err = array.Concatenate(chunks, memory.DefaultAllocator); err != nil {
+				return nil, err
+			}
+		}
+		defer cols[i].Release()
+	}
+	return array.NewRecordBatch(r.Schema(), cols, tbl.NumRows()), nil
+}
+
+// CompareTSV compares rows printed by another program (one line a row,
+// values separated by tabs, NULL for nulls) with an answer, in order:
+// exact text except floats (relative tolerance).
+func CompareTSV(text string, want arrow.RecordBatch) error {
+	var got [][]string
+	if text != "" {
+		for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			got = append(got, strings.Split(line, "\t"))
+		}
+	}
+	rows := Rows(want)
+	if len(got) != len(rows) {
+		return fmt.Errorf("%d rows, want %d", len(got), len(rows))
+	}
+	for r := range rows {
+		if len(got[r]) != len(rows[r]) {
+			return fmt.Errorf("row %d has %d values, want %d", r, len(got[r]), len(rows[r]))
+		}
+		for c, w := range rows[r] {
+			if !equalValue(got[r][c], w, isFloat(want, c)) {
+				return fmt.Errorf("row %d column %s: got %s, want %s", r, want.ColumnName(c), got[r][c], w)
+			}
+		}
+	}
+	return nil
+}
