@@ -4,20 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
-	"google.golang.org/protobuf/proto"
 )
 
 // The tests build the shared library for real (go build -buildmode=c-shared)
@@ -65,17 +60,7 @@ const planQuery = `SELECT s, count(*) AS n, sum(d) AS total, min(a) AS first, ma
 // plan produces the Substrait plan of a query over db, as bytes.
 func plan(t *testing.T, db *sql.DB, query string) []byte {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	p, err := duckdbbridge.ProducePlan(ctx, conn, query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := proto.Marshal(p)
+	b, err := duckdbbridge.PlanBytes(context.Background(), db, query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,41 +77,6 @@ func answer(t *testing.T, db *sql.DB, query string) arrow.RecordBatch {
 	}
 	t.Cleanup(r.Release)
 	return r.Record
-}
-
-// compareTSV compares the C program's rows with an answer: exact text,
-// floats to a relative tolerance.
-func compareTSV(text string, want arrow.RecordBatch) error {
-	var got [][]string
-	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		if line != "" {
-			got = append(got, strings.Split(line, "\t"))
-		}
-	}
-	rows := arrowfmt.Rows(want)
-	if len(got) != len(rows) {
-		return fmt.Errorf("%d rows, want %d:\n%s", len(got), len(rows), text)
-	}
-	for r := range rows {
-		if len(got[r]) != len(rows[r]) {
-			return fmt.Errorf("row %d has %d values, want %d", r, len(got[r]), len(rows[r]))
-		}
-		for c, w := range rows[r] {
-			g := got[r][c]
-			if g == w {
-				continue
-			}
-			if id := want.Column(c).DataType().ID(); id == arrow.FLOAT64 || id == arrow.FLOAT32 {
-				gf, e1 := strconv.ParseFloat(g, 64)
-				wf, e2 := strconv.ParseFloat(w, 64)
-				if e1 == nil && e2 == nil && math.Abs(gf-wf) <= 1e-9*math.Max(1, math.Abs(wf)) {
-					continue
-				}
-			}
-			return fmt.Errorf("row %d column %s: got %s, want %s", r, want.ColumnName(c), g, w)
-		}
-	}
-	return nil
 }
 
 func TestCProgram(t *testing.T) {
@@ -169,10 +119,10 @@ func TestCProgram(t *testing.T) {
 	if !ok {
 		t.Fatalf("run_plan printed no SQL answer:\n%s", stdout)
 	}
-	if err := compareTSV(planOut, wantPlan); err != nil {
+	if err := arrowfmt.CompareTSV(planOut, wantPlan); err != nil {
 		t.Fatalf("the plan through C: %v", err)
 	}
-	if err := compareTSV(sqlOut, wantSQL); err != nil {
+	if err := arrowfmt.CompareTSV(sqlOut, wantSQL); err != nil {
 		t.Fatalf("the SQL through C: %v", err)
 	}
 	for _, check := range []string{"error-check truncated plan: malformed", "error-check SQL: Parser Error", "error-check open: "} {
@@ -180,38 +130,6 @@ func TestCProgram(t *testing.T) {
 			t.Fatalf("run_plan's stderr lacks %q:\n%s", check, stderr.String())
 		}
 	}
-}
-
-func readIPC(t *testing.T, path string) arrow.RecordBatch {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var recs []arrow.RecordBatch
-	for i := 0; i < r.NumRecords(); i++ {
-		rec, err := r.RecordBatch(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec)
-	}
-	tbl := array.NewTableFromRecords(r.Schema(), recs)
-	defer tbl.Release()
-	tr := array.NewTableReader(tbl, tbl.NumRows()+1)
-	defer tr.Release()
-	if !tr.Next() {
-		return array.NewRecordBatch(r.Schema(), nil, 0)
-	}
-	rec := tr.RecordBatch()
-	rec.Retain()
-	return rec
 }
 
 // Python hands a pyarrow table over as an Arrow C stream (ctypes), runs a
@@ -257,7 +175,10 @@ func TestPythonCtypes(t *testing.T) {
 		t.Fatalf("run_plan.py did not report the garbage plan's error:\n%s", out)
 	}
 	for file, query := range map[string]string{"plan.arrow": q, "sql.arrow": sqlQuery} {
-		got := readIPC(t, filepath.Join(dir, file))
+		got, err := arrowfmt.ReadIPCFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := arrowfmt.Compare(got, answer(t, db, query), true); err != nil {
 			t.Fatalf("%s through Python and the C ABI: %v", file, err)
 		}

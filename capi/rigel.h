@@ -12,7 +12,19 @@
  *
  * Threads: every function may be called from any thread. One engine may be
  * used by several threads at once: queries queue for the device one at a
- * time; queries that fall back to DuckDB run side by side.
+ * time; queries that fall back to DuckDB run side by side. Error texts are
+ * kept per engine and per calling thread (like errno), so a thread reads
+ * its own call's error even while other threads use the engine.
+ *
+ * Lifetimes: rigel_close may be called while other threads' calls are in
+ * flight (they finish normally; later calls on the handle fail) and while
+ * answer streams are still out: each stream keeps what it reads from alive,
+ * and the engine's device and catalog close when the last of them is
+ * released. Handles are never reused.
+ *
+ * Errors never crash the host: bad handles, NULL pointers, malformed plans,
+ * SQL errors and panics inside rigel are a -1 (or 0 from rigel_open) and a
+ * text from rigel_last_error.
  */
 #ifndef RIGEL_H
 #define RIGEL_H
@@ -111,18 +123,23 @@ rigel_engine rigel_open(const char* catalog, const char* device);
 /*
  * Makes the batches of an Arrow stream a table of the engine's catalog,
  * named name (replacing a table of that name). The rows are copied; the
- * function takes ownership of the stream and releases it, on success and on
- * error. Returns 0, or -1 with rigel_last_error(engine) saying why.
+ * function takes ownership of the stream and releases it before returning,
+ * on success and on every error (a bad handle or name included); a NULL
+ * stream or one released already is an error. The stream's callbacks are
+ * called only on the calling thread, before the function returns. Returns
+ * 0, or -1 with rigel_last_error(engine) saying why (for a stream that
+ * fails, the text includes the stream's own get_last_error).
  */
 int rigel_register_stream(rigel_engine engine, const char* name, struct ArrowArrayStream* stream);
 
 /*
  * Runs a Substrait plan (binary protobuf, or JSON) whose tables are in the
  * catalog. The plan bytes are copied before the call returns. On success,
- * fills *out with the answer (the caller releases it with out->release) and
- * returns 0; on error returns -1, leaves *out untouched, and
- * rigel_last_error(engine) says why (a plan the device cannot run is an
- * error naming the reason).
+ * fills *out with the answer (the caller releases it with out->release; *out
+ * need not be zeroed first) and returns 0; on error returns -1, leaves *out
+ * untouched, and rigel_last_error(engine) says why (a plan the device
+ * cannot run is an error naming the reason: Substrait input has no DuckDB
+ * fallback, and an engine without a device refuses every plan).
  */
 int rigel_execute_plan(rigel_engine engine, const uint8_t* plan, size_t len, struct ArrowArrayStream* out);
 
@@ -133,16 +150,18 @@ int rigel_execute_plan(rigel_engine engine, const uint8_t* plan, size_t len, str
 int rigel_execute_sql(rigel_engine engine, const char* sql, struct ArrowArrayStream* out);
 
 /*
- * The error of the engine's most recent failed call ("" when its most
- * recent call succeeded), or with engine 0 the error of the most recent
- * failed rigel_open. The text belongs to rigel and stays valid until the
- * next call on that engine (or the next rigel_open for 0).
+ * The error of the calling thread's most recent call on the engine ("" when
+ * that call succeeded), or with engine 0 the error of the thread's most
+ * recent rigel_open. For a handle that is not open (closed, or never
+ * opened), a text saying so. Never NULL. The text belongs to rigel and
+ * stays valid until the thread's next call on that engine (or its next
+ * rigel_open for 0), or until the engine is closed.
  */
 const char* rigel_last_error(rigel_engine engine);
 
-/* Closes an engine. 0 and engines closed already are ignored. Release the
- * streams the engine returned first: a stream DuckDB still feeds holds one
- * of the engine's connections. */
+/* Closes an engine's handle. 0 and handles closed already are ignored.
+ * Streams the engine handed out stay readable; the engine's device and
+ * catalog close when the last of them is released (see Lifetimes above). */
 void rigel_close(rigel_engine engine);
 
 #endif  // RIGEL_BUILDING_LIBRARY

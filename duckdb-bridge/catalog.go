@@ -10,7 +10,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
+
+var catalogSeq atomic.Int64
 
 // CatalogSpec says where a catalog's tables come from.
 type CatalogSpec struct {
@@ -79,7 +82,7 @@ func OpenCatalog(ctx context.Context, spec CatalogSpec) (*sql.DB, string, error)
 	}
 	// The id must be unique per open: two in-memory catalogs never share
 	// cached columns.
-	return db, fmt.Sprintf("%s#%p", strings.Join(ids, "+"), db), nil
+	return db, fmt.Sprintf("%s (catalog %d)", strings.Join(ids, " + "), catalogSeq.Add(1)), nil
 }
 
 func checkFile(path string) error {

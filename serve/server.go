@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -178,16 +179,28 @@ func (s *Server) authorize(ctx context.Context) error {
 	return status.Error(codes.Unauthenticated, "rigel serve: this server wants a bearer token (header \"authorization: Bearer TOKEN\"); the call had none or a wrong one")
 }
 
-func (s *Server) unaryAuth(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+// The interceptors check the token and turn a panic in a call into an
+// INTERNAL error for that call (gRPC would let it end the process: one bad
+// plan must not stop the server for everyone).
+func (s *Server) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (_ any, err error) {
+	defer s.recoverCall(info.FullMethod, &err)
 	if err := s.authorize(ctx); err != nil {
 		return nil, err
 	}
 	return h(ctx, req)
 }
 
-func (s *Server) streamAuth(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) (err error) {
+	defer s.recoverCall(info.FullMethod, &err)
 	if err := s.authorize(ss.Context()); err != nil {
 		return err
 	}
 	return h(srv, ss)
+}
+
+func (s *Server) recoverCall(method string, err *error) {
+	if r := recover(); r != nil {
+		s.opts.Log(fmt.Sprintf("internal error (a bug) in %s: %v\n%s", method, r, debug.Stack()))
+		*err = status.Errorf(codes.Internal, "rigel serve: internal error (a bug; the server logged it and keeps serving): %v", r)
+	}
 }

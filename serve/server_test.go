@@ -28,6 +28,7 @@ import (
 	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -657,4 +658,15 @@ func TestErrorsDoNotDisturbOthers(t *testing.T) {
 		t.Fatal("the troublesome client never ran")
 	}
 	t.Logf("%s; the troublesome client ran %d rounds meanwhile", rep, rounds)
+}
+
+// A panic inside a call becomes that call's INTERNAL error.
+func TestPanicBecomesAnError(t *testing.T) {
+	ts := startServer(t, Options{})
+	_, err := ts.srv.unaryAuth(context.Background(), nil, &grpc.UnaryServerInfo{FullMethod: "/test"},
+		func(context.Context, any) (any, error) { panic("boom") })
+	wantCode(t, err, codes.Internal, "boom")
+	if !ts.log.has("internal error (a bug) in /test: boom") {
+		t.Fatal("the panic was not logged")
+	}
 }

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"database/sql"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// One engine, several host threads: every answer right, error texts per
+// thread, and a close while calls are in flight neither crashes nor cuts a
+// running call short (threads.c checks and exits 3 otherwise).
+func TestCThreads(t *testing.T) {
+	prog := compileC(t, "example/threads.c", "-pthread")
+	dir := t.TempDir()
+	dbFile := filepath.Join(dir, "th.duckdb")
+	db, err := sql.Open("duckdb", dbFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(testTable); err != nil {
+		t.Fatal(err)
+	}
+	planFile := filepath.Join(dir, "q.pb")
+	if err := os.WriteFile(planFile, plan(t, db, planQuery), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	const query = "SELECT s, count(*) AS n, sum(b) AS sb FROM t GROUP BY s ORDER BY s NULLS FIRST"
+	out, err := exec.Command(prog, dbFile, "host", planFile, query).CombinedOutput()
+	if err != nil {
+		t.Fatalf("threads: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), " 0 wrong") {
+		t.Fatalf("threads:\n%s", out)
+	}
+	t.Logf("%s", strings.TrimSpace(string(out)))
+}
