@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"
@@ -153,19 +152,17 @@ func (s *Server) GetFlightInfoSubstraitPlan(_ context.Context, cmd flightsql.Sta
 // GetSchemaStatement returns the schema of a query's answer.
 func (s *Server) GetSchemaStatement(ctx context.Context, cmd flightsql.StatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
 	st, err := s.sqlStatement(ctx, cmd.GetQuery())
-	if err != nil {
-		return nil, err
-	}
-	schema, err := s.schemaOf(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	return &flight.SchemaResult{Schema: flight.SerializeSchema(schema, s.Alloc)}, nil
+	return s.schemaResult(ctx, st, err)
 }
 
 // GetSchemaSubstraitPlan returns the schema of a plan's answer.
 func (s *Server) GetSchemaSubstraitPlan(ctx context.Context, cmd flightsql.StatementSubstraitPlan, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
 	st, err := s.planStatement(cmd.GetPlan())
+	return s.schemaResult(ctx, st, err)
+}
+
+// schemaResult answers a GetSchema call for a statement taken (err nil).
+func (s *Server) schemaResult(ctx context.Context, st statement, err error) (*flight.SchemaResult, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +351,7 @@ func (s *Server) GetSchemaPreparedStatement(_ context.Context, cmd flightsql.Pre
 	if err != nil {
 		return nil, err
 	}
-	return &flight.SchemaResult{Schema: flight.SerializeSchema(p.schema, memory.DefaultAllocator)}, nil
+	return &flight.SchemaResult{Schema: flight.SerializeSchema(p.schema, s.Alloc)}, nil
 }
 
 // DoGetPreparedStatement runs a prepared statement.
