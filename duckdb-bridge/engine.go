@@ -11,9 +11,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/fallback"
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/internal/arrowrec"
 	"github.com/rigel-db/rigel/physical"
 	"github.com/rigel-db/rigel/substrait"
 	"github.com/rigel-db/rigel/translate"
@@ -288,57 +288,24 @@ func (e *Engine) fallback(ctx context.Context, query string) (*Result, error) {
 	return &Result{Record: rec, Where: OnFallback, ExecNanos: time.Since(start).Nanoseconds()}, nil
 }
 
-// collect concatenates a reader's batches into one record.
+// collect reads a reader's batches into one record.
 func collect(rr array.RecordReader) (arrow.RecordBatch, error) {
 	var recs []arrow.RecordBatch
-	for rr.Next() {
-		r := rr.RecordBatch()
-		r.Retain()
-		recs = append(recs, r)
-	}
 	defer func() {
 		for _, r := range recs {
 			r.Release()
 		}
 	}()
+	for rr.Next() {
+		r := rr.RecordBatch()
+		r.Retain()
+		recs = append(recs, r)
+	}
 	if err := rr.Err(); err != nil {
 		return nil, err
 	}
-	tbl := array.NewTableFromRecords(rr.Schema(), recs)
-	defer tbl.Release()
-	return tableToRecord(tbl)
+	return arrowrec.Concat(rr.Schema(), recs)
 }
-
-func tableToRecord(tbl arrow.Table) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, tbl.NumCols())
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	for i := range cols {
-		chunks := tbl.Column(i).Data().Chunks()
-		if len(chunks) == 1 {
-			chunks[0].Retain()
-			cols[i] = chunks[0]
-			continue
-		}
-		if len(chunks) == 0 {
-			cols[i] = array.MakeArrayOfNull(memoryAllocator, tbl.Schema().Field(i).Type, 0)
-			continue
-		}
-		c, err := array.Concatenate(chunks, memoryAllocator)
-		if err != nil {
-			return nil, err
-		}
-		cols[i] = c
-	}
-	return array.NewRecordBatch(tbl.Schema(), cols, tbl.NumRows()), nil
-}
-
-var memoryAllocator = memory.DefaultAllocator
 
 // RunOnDuckDB runs a query on DuckDB alone (the oracle, and the baseline of
 // benchmarks).

@@ -10,11 +10,10 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
+	"github.com/rigel-db/rigel/internal/arrowrec"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -71,27 +70,7 @@ func Fetch(ctx context.Context, c *flightsql.Client, info *flight.FlightInfo) (a
 	if schema == nil {
 		return nil, errors.New("the FlightInfo has no endpoint")
 	}
-	tbl := array.NewTableFromRecords(schema, recs)
-	defer tbl.Release()
-	cols := make([]arrow.Array, tbl.NumCols())
-	for i := range cols {
-		chunks := tbl.Column(i).Data().Chunks()
-		var err error
-		switch len(chunks) {
-		case 0:
-			cols[i] = array.MakeArrayOfNull(memoryPool, schema.Field(i).Type, 0)
-		case 1: // no copy (and types Concatenate lacks, as SqlInfo's unions)
-			chunks[0].Retain()
-			cols[i] = chunks[0]
-		default:
-			cols[i], err = array.Concatenate(chunks, memoryPool)
-		}
-		if err != nil {
-			return nil, err
-		}
-		defer cols[i].Release()
-	}
-	return array.NewRecordBatch(schema, cols, tbl.NumRows()), nil
+	return arrowrec.Concat(schema, recs)
 }
 
 // LoadQuery is one query of a load test and its expected answer.
@@ -204,8 +183,6 @@ func RunLoad(ctx context.Context, o LoadOptions) (*LoadReport, error) {
 	}
 	return rep, ctx.Err()
 }
-
-var memoryPool = memory.DefaultAllocator
 
 func runQuery(ctx context.Context, c *flightsql.Client, query string) (arrow.RecordBatch, error) {
 	info, err := c.Execute(ctx, query)

@@ -23,6 +23,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/conformance/tpch"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu/host"
@@ -309,7 +310,7 @@ func TestCatalogCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := flight.DeserializeSchema(res.Schema, memoryPool)
+	schema, err := flight.DeserializeSchema(res.Schema, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rigel-db/rigel/internal/arrowrec"
 )
 
 // ReadIPCFile reads an Arrow IPC file (what other programs' tests write)
@@ -25,32 +24,20 @@ func ReadIPCFile(path string) (arrow.RecordBatch, error) {
 	}
 	defer r.Close()
 	var recs []arrow.RecordBatch
+	defer func() {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}()
 	for i := 0; i < r.NumRecords(); i++ {
 		rec, err := r.RecordBatch(i)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		rec.Retain() // the reader's record is valid only until its next RecordBatch
 		recs = append(recs, rec)
 	}
-	tbl := array.NewTableFromRecords(r.Schema(), recs)
-	defer tbl.Release()
-	cols := make([]arrow.Array, tbl.NumCols())
-	for i := range cols {
-		chunks := tbl.Column(i).Data().Chunks()
-		switch len(chunks) {
-		case 0:
-			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, r.Schema().Field(i).Type, 0)
-		case 1:
-			chunks[0].Retain()
-			cols[i] = chunks[0]
-		default:
-			if cols[i], err = array.Concatenate(chunks, memory.DefaultAllocator); err != nil {
-				return nil, err
-			}
-		}
-		defer cols[i].Release()
-	}
-	return array.NewRecordBatch(r.Schema(), cols, tbl.NumRows()), nil
+	return arrowrec.Concat(r.Schema(), recs)
 }
 
 // CompareTSV compares rows printed by another program (one line a row,

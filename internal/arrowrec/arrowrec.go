@@ -1,0 +1,43 @@
+// Package arrowrec joins record batches into one record: results arrive
+// in batches (DuckDB's chunks, Flight streams, IPC files) and callers that
+// compare or hand out a whole answer want one record.
+package arrowrec
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Concat returns one record holding the rows of recs, in order (recs are
+// not released). A column that comes in one chunk is shared, not copied,
+// which also serves types array.Concatenate lacks (dense unions).
+func Concat(schema *arrow.Schema, recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	tbl := array.NewTableFromRecords(schema, recs)
+	defer tbl.Release()
+	cols := make([]arrow.Array, tbl.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i := range cols {
+		chunks := tbl.Column(i).Data().Chunks()
+		switch len(chunks) {
+		case 0:
+			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, schema.Field(i).Type, 0)
+		case 1:
+			chunks[0].Retain()
+			cols[i] = chunks[0]
+		default:
+			c, err := array.Concatenate(chunks, memory.DefaultAllocator)
+			if err != nil {
+				return nil, err
+			}
+			cols[i] = c
+		}
+	}
+	return array.NewRecordBatch(schema, cols, tbl.NumRows()), nil
+}
