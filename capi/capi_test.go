@@ -57,6 +57,31 @@ const testTable = `CREATE TABLE t AS SELECT
 const planQuery = `SELECT s, count(*) AS n, sum(d) AS total, min(a) AS first, max(b) AS mb, sum(f) AS sf
 	FROM t WHERE a > 3 GROUP BY s ORDER BY s NULLS FIRST`
 
+// testDB makes a DuckDB file at path holding testTable; the caller closes
+// it (before a C program opens the file).
+func testDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(testTable); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// writeFile writes b into dir and returns the path.
+func writeFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // plan produces the Substrait plan of a query over db, as bytes.
 func plan(t *testing.T, db *sql.DB, query string) []byte {
 	t.Helper()
@@ -80,34 +105,15 @@ func answer(t *testing.T, db *sql.DB, query string) arrow.RecordBatch {
 }
 
 func TestCProgram(t *testing.T) {
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("no gcc on this machine")
-	}
+	prog := compileC(t, "example/run_plan.c")
 	dir := t.TempDir()
 	dbFile := filepath.Join(dir, "c.duckdb")
-	db, err := sql.Open("duckdb", dbFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(testTable); err != nil {
-		t.Fatal(err)
-	}
-	planFile := filepath.Join(dir, "q.pb")
-	if err := os.WriteFile(planFile, plan(t, db, planQuery), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	db := testDB(t, dbFile)
+	planFile := writeFile(t, dir, "q.pb", plan(t, db, planQuery))
 	const sqlQuery = "SELECT a, b, d, s, dt, f FROM t WHERE a % 50 = 1 ORDER BY a"
 	wantPlan, wantSQL := answer(t, db, planQuery), answer(t, db, sqlQuery)
 	db.Close() // the C program opens the file itself
 
-	prog := filepath.Join(dir, "run_plan")
-	out, err := exec.Command(gcc, "-Wall", "-Wextra", "-Werror", "-I", ".", "-o", prog, "example/run_plan.c",
-		"-L", libDir, "-lrigel", "-Wl,-rpath,"+libDir).CombinedOutput()
-	if err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
 	cmd := exec.Command(prog, dbFile, "host", planFile, sqlQuery)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -157,10 +163,7 @@ func TestPythonCtypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := strings.ReplaceAll(planQuery, "FROM t ", "FROM py_t ")
-	planFile := filepath.Join(dir, "q.pb")
-	if err := os.WriteFile(planFile, plan(t, db, q), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	planFile := writeFile(t, dir, "q.pb", plan(t, db, q))
 	const sqlQuery = "SELECT s, count(*) AS n, sum(b) AS sb FROM py_t GROUP BY s ORDER BY s NULLS LAST"
 	cmd := exec.Command("python3", "example/run_plan.py", filepath.Join(libDir, "librigel.so"), parquet, "py_t", planFile, sqlQuery, dir)
 	// A library with this much static TLS (DuckDB's and Go's thread

@@ -72,21 +72,8 @@ func TestCErrors(t *testing.T) {
 	prog := compileC(t, "example/errors.c")
 	dir := t.TempDir()
 	dbFile := filepath.Join(dir, "e.duckdb")
-	db, err := sql.Open("duckdb", dbFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(testTable); err != nil {
-		t.Fatal(err)
-	}
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	db := testDB(t, dbFile)
+	write := func(name string, b []byte) string { return writeFile(t, dir, name, b) }
 	good := write("good.pb", plan(t, db, planQuery))
 	fn := write("fn.pb", unknownFunctionPlan(t, db, "SELECT a + b AS x FROM t"))
 	// A plan over a table the catalog does not have: made on another

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"database/sql"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,18 +14,8 @@ func TestCThreads(t *testing.T) {
 	prog := compileC(t, "example/threads.c", "-pthread")
 	dir := t.TempDir()
 	dbFile := filepath.Join(dir, "th.duckdb")
-	db, err := sql.Open("duckdb", dbFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(testTable); err != nil {
-		t.Fatal(err)
-	}
-	planFile := filepath.Join(dir, "q.pb")
-	if err := os.WriteFile(planFile, plan(t, db, planQuery), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	db := testDB(t, dbFile)
+	planFile := writeFile(t, dir, "q.pb", plan(t, db, planQuery))
 	db.Close()
 	const query = "SELECT s, count(*) AS n, sum(b) AS sb FROM t GROUP BY s ORDER BY s NULLS FIRST"
 	out, err := exec.Command(prog, dbFile, "host", planFile, query).CombinedOutput()
