@@ -51,10 +51,7 @@ func (p *producer) join(n *duckNode) (*pb.Rel, []colType, error) {
 		return nil, nil, fmt.Errorf("duckdb plan: %s has %d children, want 2", n.Type, len(n.Children))
 	}
 	kind, ok := joinKinds[n.JoinType]
-	if !ok {
-		// MARK: Substrait has LEFT_MARK, but substrait-go v8.1.1 (which
-		// loads rigel's plans) computes no output column for it; RIGHT_*
-		// types make it panic.
+	if !ok && n.JoinType != "MARK" {
 		return nil, nil, unsupported("%s (%s)", n.Type, n.JoinType)
 	}
 	var rels [2]*pb.Rel
@@ -85,6 +82,12 @@ func (p *producer) join(n *duckNode) (*pb.Rel, []colType, error) {
 		}
 	}
 	lt, rt := types[0], types[1]
+	if n.JoinType == "MARK" {
+		if n.Type == "LOGICAL_ANY_JOIN" {
+			return nil, nil, unsupported("%s (MARK)", n.Type)
+		}
+		return p.markJoin(n, rels, lt, rt)
+	}
 	joined := append(append([]colType{}, lt...), rt...)
 
 	var cond *pb.Expression
@@ -241,14 +244,7 @@ func (p *producer) delimGet(n *duckNode) (*pb.Rel, []colType, error) {
 	if err := checkTypes("LOGICAL_DELIM_GET", n.ChunkTypes, out); err != nil {
 		return nil, nil, err
 	}
-	refs := make([]uint32, len(groups))
-	for i := range refs {
-		refs[i] = uint32(i)
-	}
-	return &pb.Rel{RelType: &pb.Rel_Aggregate{Aggregate: &pb.AggregateRel{
-		Common: emit(nil, 0), Input: proto.Clone(d.rel).(*pb.Rel), GroupingExpressions: groups,
-		Groupings: []*pb.AggregateRel_Grouping{{ExpressionReferences: refs}},
-	}}}, out, nil
+	return groupBy(proto.Clone(d.rel).(*pb.Rel), groups), out, nil
 }
 
 // checkTypes checks the column types an operator declares against those

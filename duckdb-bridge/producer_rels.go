@@ -456,8 +456,13 @@ func (p *producer) measure(e *duckExpr, in []colType) (*pb.AggregateFunction, co
 	if e.ExpressionClass != "BOUND_AGGREGATE" {
 		return nil, colType{}, fmt.Errorf("duckdb plan: aggregate operator expression is %s, not BOUND_AGGREGATE", e.ExpressionClass)
 	}
-	if e.AggregateType != "NON_DISTINCT" {
-		return nil, colType{}, unsupported("aggregate %s(DISTINCT ...)", e.Name)
+	invocation := pb.AggregateFunction_AGGREGATION_INVOCATION_ALL
+	switch e.AggregateType {
+	case "NON_DISTINCT":
+	case "DISTINCT":
+		invocation = pb.AggregateFunction_AGGREGATION_INVOCATION_DISTINCT
+	default:
+		return nil, colType{}, fmt.Errorf("duckdb plan: aggregate %s of type %q", e.Name, e.AggregateType)
 	}
 	if e.Filter != nil {
 		return nil, colType{}, unsupported("aggregate %s(...) FILTER (WHERE ...)", e.Name)
@@ -493,7 +498,7 @@ func (p *producer) measure(e *duckExpr, in []colType) (*pb.AggregateFunction, co
 		OutputType:        t,
 		Options:           opts,
 		Phase:             pb.AggregationPhase_AGGREGATION_PHASE_INITIAL_TO_RESULT,
-		Invocation:        pb.AggregateFunction_AGGREGATION_INVOCATION_ALL,
+		Invocation:        invocation,
 	}, out, nil
 }
 

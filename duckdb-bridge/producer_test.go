@@ -244,12 +244,10 @@ func TestUnsupported(t *testing.T) {
 	db := openTestDB(t, false)
 	conn := testConn(t, db)
 	cases := []struct{ query, want string }{
-		{"SELECT p_partkey FROM part WHERE p_size NOT IN (SELECT s_suppkey FROM supplier WHERE s_acctbal > 0)", "duckdb plan: LOGICAL_COMPARISON_JOIN (MARK) is not supported by the producer yet"},
 		{"SELECT DISTINCT ON (s) a FROM t", "LOGICAL_DISTINCT (DISTINCT_ON)"},
 		{"SELECT (SELECT a FROM t WHERE a > 3) FROM t", "function error(VARCHAR)"},
 		{"SELECT (SELECT sum(a) FROM t GROUP BY s) FROM t", "function error(VARCHAR)"},
 		{"SELECT a, row_number() OVER (ORDER BY a) FROM t", "LOGICAL_WINDOW"},
-		{"SELECT s, count(DISTINCT a) FROM t GROUP BY s", "count(DISTINCT"},
 		{"SELECT sum(a) FILTER (WHERE a > 3) FROM t", "FILTER"},
 		{"SELECT s, sum(a) FROM t GROUP BY ROLLUP (s)", "GROUPING SETS"},
 		{"SELECT * FROM range(10)", "table function range"},

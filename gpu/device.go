@@ -75,6 +75,13 @@ type Device interface {
 	// only the first limit rows are returned.
 	Sort(ctx context.Context, cols []Column, keys []SortKey, limit int) ([]Column, error)
 
+	// HashJoin, Gather, Unmatched and Concat: the join and union
+	// primitives, specified in join.go.
+	HashJoin(ctx context.Context, build, probe []Column, nullsEqual []bool) (probeIdx, buildIdx Column, err error)
+	Gather(ctx context.Context, cols []Column, idx Column, padNulls bool) ([]Column, error)
+	Unmatched(ctx context.Context, idx Column, n int) (Column, error)
+	Concat(ctx context.Context, parts [][]Column) ([]Column, error)
+
 	// Download copies a column back into an Arrow array of the type that
 	// ArrowType gives: Dict becomes utf8, Bool becomes boolean, decimals
 	// become decimal128(precision, scale).

@@ -26,7 +26,8 @@ import (
 //     must share one dictionary (or dictionaries of equal contents), else
 //     ErrUnsupported. A Dict result built only of constants has no
 //     dictionary: ErrUnsupported. A computed Dict value (a Case over Dict
-//     columns) carries the dictionary of the first Dict column it reads.
+//     columns) carries the dictionary of the first Dict column it reads; an
+//     OpStrMap carries the new dictionary it makes.
 //   - Floats follow DuckDB, not IEEE, everywhere (comparisons, min/max, sort,
 //     grouping): NaN equals NaN and is larger than every number; -0 equals 0.
 //   - A pipeline evaluates its filter first and projections only on passing
@@ -71,13 +72,31 @@ const (
 	// OpCase: Args = [cond1, val1, cond2, val2, ..., else]; the first cond that
 	// is true (not null) picks its val; else when none is.
 	OpCase
+	// OpStrPred: Args[0] is a Dict value; the result (Bool) is the string
+	// predicate Str (like, contains, starts_with, ends_with, a comparison
+	// with a constant, an IN list; see strfunc.go) of its string; null when
+	// Args[0] is null. Devices evaluate Str once per entry of Args[0]'s
+	// dictionary (StrFunc.PredicateTable) and look the code up in that table.
+	OpStrPred
+	// OpStrMap: Args[0] is a Dict value; the result (Dict) is the string
+	// function Str (substring) of its string; null when Args[0] is null. The
+	// result's dictionary is a new one, StrFunc.MapTable of Args[0]'s (sorted
+	// like every dictionary), not the dictionary of the column it reads: it
+	// can be compared only with values of an equal dictionary.
+	OpStrMap
+	// OpYear, OpMonth, OpDay: the field of a Date32 in the proleptic
+	// Gregorian calendar (DuckDB's extract), as Int64; null in, null out.
+	OpYear
+	OpMonth
+	OpDay
 )
 
 var opNames = map[Op]string{
 	OpCol: "col", OpConst: "const", OpAdd: "+", OpSub: "-", OpMul: "*", OpDiv: "/",
 	OpNeg: "neg", OpEq: "=", OpNe: "<>", OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=",
 	OpAnd: "and", OpOr: "or", OpNot: "not", OpIsNull: "is_null", OpIsNotNull: "is_not_null",
-	OpCast: "cast", OpCase: "case",
+	OpCast: "cast", OpCase: "case", OpStrPred: "str_pred", OpStrMap: "str_map",
+	OpYear: "year", OpMonth: "month", OpDay: "day",
 }
 
 func (o Op) String() string {
@@ -94,6 +113,18 @@ type Expr struct {
 	Args  []*Expr
 	Col   int   // OpCol: index into the Pipeline's Inputs
 	Const Value // OpConst
+	// Str is the string predicate or function of OpStrPred and OpStrMap.
+	Str *StrFunc
+}
+
+// StrCall returns the string predicate (t Bool) or string function (t Dict)
+// f applied to the Dict value arg.
+func StrCall(f *StrFunc, t Type, arg *Expr) *Expr {
+	op := OpStrMap
+	if f.IsPredicate() {
+		op = OpStrPred
+	}
+	return &Expr{Op: op, Type: t, Args: []*Expr{arg}, Str: f}
 }
 
 // Col returns a reference to input column i of type t.
@@ -119,6 +150,9 @@ func (e *Expr) String() string {
 	}
 	if e.Op == OpCast {
 		return fmt.Sprintf("cast(%s as %s)", parts[0], e.Type)
+	}
+	if (e.Op == OpStrPred || e.Op == OpStrMap) && len(parts) == 1 {
+		return "(" + parts[0] + " " + e.Str.String() + ")"
 	}
 	if len(parts) == 2 && e.Op != OpCase {
 		return "(" + parts[0] + " " + e.Op.String() + " " + parts[1] + ")"

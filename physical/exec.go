@@ -26,13 +26,13 @@ type RunStats struct {
 	Scan      ScanStats
 	Device    gpu.Stats
 	ExecNanos int64 // wall time of the run, download included
-	// OpNanos is the wall time per operator kind ("scan", "filter/project",
-	// "aggregate", "sort", "download"), each node's own work only.
+	// OpNanos is the wall time per operator kind (OpKinds), each node's
+	// own work only.
 	OpNanos map[string]int64
 }
 
 // OpKinds lists RunStats.OpNanos keys in plan order, for reports.
-var OpKinds = []string{"scan", "filter/project", "aggregate", "sort", "download"}
+var OpKinds = []string{"scan", "filter/project", "join", "aggregate", "sort", "other", "download"}
 
 func opKind(n Node) string {
 	switch x := n.(type) {
@@ -45,6 +45,8 @@ func opKind(n Node) string {
 		return "filter/project"
 	case *Sort:
 		return "sort"
+	case *Join:
+		return "join"
 	}
 	return "other"
 }
@@ -143,21 +145,32 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var in []gpu.Column
-	if ch := n.Children(); len(ch) == 1 {
+	ch := n.Children()
+	ins := make([][]gpu.Column, len(ch))
+	for i, c := range ch {
 		var err error
-		if in, err = r.node(ctx, ch[0]); err != nil {
+		if ins[i], err = r.node(ctx, c); err != nil {
 			return nil, err
 		}
 	}
 	start := time.Now()
 	defer func() { r.st.OpNanos[opKind(n)] += time.Since(start).Nanoseconds() }()
-	return r.self(ctx, n, in)
+	return r.self(ctx, n, ins)
 }
 
-// self runs one node over its input columns.
-func (r *run) self(ctx context.Context, n Node, in []gpu.Column) ([]gpu.Column, error) {
+// self runs one node over its inputs' columns.
+func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Column, error) {
+	var in []gpu.Column
+	if len(ins) == 1 {
+		in = ins[0]
+	}
 	switch x := n.(type) {
+	case *Join:
+		out, err := r.join(ctx, x, ins[0], ins[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+		}
+		return out, nil
 	case *Scan:
 		return r.x.Cache.get(ctx, r.x.Dev, r.x.Source, x, &r.st.Scan)
 	case *Pipeline:
@@ -172,6 +185,12 @@ func (r *run) self(ctx context.Context, n Node, in []gpu.Column) ([]gpu.Column, 
 			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
 		}
 		return r.keep(out), nil
+	case *Union:
+		out, err := r.union(ctx, ins)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+		}
+		return out, nil
 	case *Values:
 		return r.values(ctx, x)
 	case *Slice:

@@ -178,14 +178,18 @@ func producePlan(t testing.TB, ts *testServer, query string) []byte {
 	return b
 }
 
-// SQL and Substrait, direct and prepared, each equal to DuckDB; Q1 and Q6
-// run on the device, Q3 falls back (and the log says so).
+// SQL and Substrait, direct and prepared, each equal to DuckDB; Q1, Q3 and
+// Q6 run on the device, a window function falls back (and the log says so).
 func TestStatements(t *testing.T) {
 	ts := startServer(t, Options{})
 	c := dial(t, ts, "", nil)
 	ctx := context.Background()
-	for _, n := range []int{1, 3, 6} {
-		q := tpchQuery(t, n)
+	queries := map[int]string{
+		1: tpchQuery(t, 1), 3: tpchQuery(t, 3), 6: tpchQuery(t, 6),
+		0: "SELECT n_nationkey, row_number() OVER (ORDER BY n_nationkey DESC) AS r FROM nation ORDER BY 1",
+	}
+	for _, n := range []int{1, 3, 6, 0} {
+		q := queries[n]
 		want := duckAnswer(t, ts, q)
 		info, err := c.Execute(ctx, q)
 		if err != nil {

@@ -30,9 +30,20 @@ const (
 	FnBetween   Func = "between"
 	FnIsNull    Func = "is_null"
 	FnIsNotNull Func = "is_not_null"
-	FnAnd       Func = "and"
-	FnOr        Func = "or"
-	FnNot       Func = "not"
+	// FnIsNotDistinctFrom is equality where null equals null; rigel runs it
+	// as a join key only.
+	FnIsNotDistinctFrom Func = "is_not_distinct_from"
+	FnAnd               Func = "and"
+	FnOr                Func = "or"
+	FnNot               Func = "not"
+	// String functions (run on Dict columns through per-dictionary tables).
+	FnLike       Func = "like"
+	FnContains   Func = "contains"
+	FnStartsWith Func = "starts_with"
+	FnEndsWith   Func = "ends_with"
+	FnSubstring  Func = "substring"
+	// FnExtract is extract(COMPONENT[, ONE], date).
+	FnExtract Func = "extract"
 )
 
 // Aggregate functions.
@@ -42,6 +53,9 @@ const (
 	FnCount Func = "count"
 	FnMin   Func = "min"
 	FnMax   Func = "max"
+	// FnAnyValue is any one value of the group (DuckDB's plans use it
+	// for columns a grouping key determines).
+	FnAnyValue Func = "any_value"
 )
 
 // catalogue lists, per standard extension file, the names rigel resolves.
@@ -49,10 +63,11 @@ const (
 var catalogue = map[string][]Func{
 	"functions_arithmetic":         {FnAdd, FnSubtract, FnMultiply, FnDivide, FnNegate, FnSum, FnAvg, FnMin, FnMax},
 	"functions_arithmetic_decimal": {FnAdd, FnSubtract, FnMultiply, FnDivide, FnSum, FnAvg, FnMin, FnMax},
-	"functions_comparison":         {FnEqual, FnNotEqual, FnLt, FnLte, FnGt, FnGte, FnBetween, FnIsNull, FnIsNotNull},
+	"functions_comparison":         {FnEqual, FnNotEqual, FnLt, FnLte, FnGt, FnGte, FnBetween, FnIsNull, FnIsNotNull, FnIsNotDistinctFrom},
 	"functions_boolean":            {FnAnd, FnOr, FnNot},
-	"functions_aggregate_generic":  {FnCount},
-	"functions_datetime":           {FnLt, FnLte, FnGt, FnGte},
+	"functions_aggregate_generic":  {FnCount, FnAnyValue},
+	"functions_datetime":           {FnLt, FnLte, FnGt, FnGte, FnExtract},
+	"functions_string":             {FnLike, FnContains, FnStartsWith, FnEndsWith, FnSubstring},
 }
 
 // ErrUnknownFunction: the plan calls a function its extension does not

@@ -17,6 +17,9 @@ func TestResolve(t *testing.T) {
 		{"extension:io.substrait:functions_comparison", "lte:any_any", FnLte},
 		{"extension:io.substrait:functions_aggregate_generic", "count:", FnCount},
 		{"https://github.com/substrait-io/substrait/blob/main/extensions/functions_boolean.yaml", "and:bool", FnAnd},
+		{"extension:io.substrait:functions_string", "like:str_str", FnLike},
+		{"extension:io.substrait:functions_string", "substring:str_i32_i32", FnSubstring},
+		{"extension:io.substrait:functions_datetime", "extract:req_req_date", FnExtract},
 	}
 	for _, c := range cases {
 		got, err := Resolve(extensions.ID{URN: c.urn, Name: c.name})
@@ -24,9 +27,9 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%s, %s) = %v, %v; want %v", c.urn, c.name, got, err, c.want)
 		}
 	}
-	_, err := Resolve(extensions.ID{URN: "extension:io.substrait:functions_string", Name: "like:str_str"})
+	_, err := Resolve(extensions.ID{URN: "extension:io.substrait:functions_string", Name: "regexp_match_substring:str_str"})
 	if !errors.Is(err, ErrNotImplemented) {
-		t.Errorf("like: got %v, want ErrNotImplemented", err)
+		t.Errorf("regexp_match_substring: got %v, want ErrNotImplemented", err)
 	}
 	// A name from the wrong extension file does not resolve.
 	_, err = Resolve(extensions.ID{URN: "extension:io.substrait:functions_string", Name: "add:i64_i64"})

@@ -27,7 +27,6 @@ func (t *translator) aggregate(r *plan.AggregateRel) (*stream, error) {
 		return nil, unsupported("AggregateRel with several grouping sets")
 	}
 	conv := exprConv{in.exprs}
-	b := &aggBuilder{}
 	var keyExprs []*gpu.Expr
 	if len(refs) == 1 {
 		groupExprs := r.GroupingExpressions()
@@ -42,12 +41,129 @@ func (t *translator) aggregate(r *plan.AggregateRel) (*stream, error) {
 			keyExprs = append(keyExprs, g)
 		}
 	}
+	groups, err := measureGroups(r.Measures())
+	if err != nil {
+		return nil, err
+	}
+	if len(groups) == 1 {
+		return t.measureGroup(in, conv, keyExprs, groups[0])
+	}
+	// Several groups (plain measures, DISTINCT ones over different
+	// arguments): one aggregation each, joined on the grouping keys, which
+	// every aggregation yields the same set of.
+	k := len(keyExprs)
+	pos := make([]int, len(r.Measures()))
+	var node physical.Node
+	for gi, g := range groups {
+		s, err := t.measureGroup(in, conv, keyExprs, g)
+		if err != nil {
+			return nil, err
+		}
+		part, err := t.materialize(s)
+		if err != nil {
+			return nil, err
+		}
+		offset := 0
+		if gi == 0 {
+			node = part
+		} else {
+			offset = len(node.OutputTypes())
+			j := &physical.Join{Left: node, Right: part, Type: physical.JoinInner}
+			for c := range k {
+				j.LeftKeys = append(j.LeftKeys, c)
+				j.RightKeys = append(j.RightKeys, c)
+				j.NullsEqual = append(j.NullsEqual, true)
+			}
+			node = j
+		}
+		for n, m := range g.measures {
+			pos[m] = offset + k + n
+		}
+	}
+	out := identity(node)
+	exprs := append([]*gpu.Expr(nil), out.exprs[:k]...)
+	for _, p := range pos {
+		exprs = append(exprs, out.exprs[p])
+	}
+	out.exprs = exprs
+	return out, nil
+}
+
+// measureGroup is the measures one aggregation computes: plain ones, or
+// DISTINCT ones over one argument.
+type measureGroup struct {
+	distinct expr.Expression // nil for plain measures
+	measures []int           // indexes into the AggregateRel's measures
+	rels     []plan.AggRelMeasure
+}
+
+// measureGroups sorts the measures into groups, plain ones first. min, max
+// and any_value are the same with DISTINCT, so they count as plain.
+func measureGroups(measures []plan.AggRelMeasure) ([]measureGroup, error) {
+	groups := []measureGroup{{}}
+	byArg := map[string]int{}
+	for i, m := range measures {
+		f := m.Measure()
+		g := 0
+		if f.Invocation() == types.AggInvocationDistinct && !distinctIsPlain(f) {
+			if f.NArgs() != 1 {
+				return nil, unsupported(fmt.Sprintf("%s(DISTINCT ...) with %d arguments", f.Name(), f.NArgs()))
+			}
+			a, ok := f.Arg(0).(expr.Expression)
+			if !ok {
+				return nil, unsupported(fmt.Sprintf("%s(DISTINCT ...): non-value argument", f.Name()))
+			}
+			var seen bool
+			if g, seen = byArg[a.String()]; !seen {
+				g = len(groups)
+				byArg[a.String()] = g
+				groups = append(groups, measureGroup{distinct: a})
+			}
+		}
+		groups[g].measures = append(groups[g].measures, i)
+		groups[g].rels = append(groups[g].rels, m)
+	}
+	if len(groups[0].measures) == 0 && len(groups) > 1 {
+		groups = groups[1:] // no plain measures
+	}
+	return groups, nil
+}
+
+func distinctIsPlain(f *expr.AggregateFunction) bool {
+	fn, err := substrait.Resolve(f.ID())
+	return err == nil && (fn == substrait.FnMin || fn == substrait.FnMax || fn == substrait.FnAnyValue)
+}
+
+// measureGroup aggregates one group of measures.
+func (t *translator) measureGroup(in *stream, conv exprConv, keyExprs []*gpu.Expr, g measureGroup) (*stream, error) {
+	if g.distinct == nil {
+		return t.aggregateStream(in, keyExprs, g.rels, conv.convert)
+	}
+	// agg(DISTINCT x): group on the keys and x first, then aggregate x
+	// over those distinct rows, grouped on the keys alone.
+	x, err := conv.convert(g.distinct)
+	if err != nil {
+		return nil, fmt.Errorf("AggregateRel DISTINCT argument: %w", err)
+	}
+	inner, err := t.aggregateStream(in, append(keyExprs[:len(keyExprs):len(keyExprs)], x), nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	keys := inner.exprs[:len(keyExprs)]
+	xcol := inner.exprs[len(keyExprs)]
+	return t.aggregateStream(inner, keys, g.rels, func(expr.Expression) (*gpu.Expr, error) { return xcol, nil })
+}
+
+// aggregateStream groups the stream on keyExprs and computes the measures,
+// whose arguments argConv converts.
+func (t *translator) aggregateStream(in *stream, keyExprs []*gpu.Expr, measures []plan.AggRelMeasure, argConv func(expr.Expression) (*gpu.Expr, error)) (*stream, error) {
+	b := &aggBuilder{}
 	for _, k := range keyExprs {
 		b.keys = append(b.keys, b.project(k))
 	}
 	var finals []func(out []*gpu.Expr) (*gpu.Expr, error)
-	for i, m := range r.Measures() {
-		f, err := b.measure(conv, m)
+	for i, m := range measures {
+		f, err := b.measure(argConv, m)
 		if err != nil {
 			return nil, fmt.Errorf("AggregateRel measure %d: %w", i, err)
 		}
@@ -110,15 +226,12 @@ func (b *aggBuilder) count(arg *gpu.Expr) int {
 	return b.agg(gpu.Agg{Kind: gpu.AggCount, Arg: b.project(arg), Type: gpu.Type{Kind: gpu.Int64}})
 }
 
-func (b *aggBuilder) measure(conv exprConv, m plan.AggRelMeasure) (func([]*gpu.Expr) (*gpu.Expr, error), error) {
+func (b *aggBuilder) measure(argConv func(expr.Expression) (*gpu.Expr, error), m plan.AggRelMeasure) (func([]*gpu.Expr) (*gpu.Expr, error), error) {
 	f := m.Measure()
 	if m.Filter() != nil {
 		if lit, ok := m.Filter().(*expr.PrimitiveLiteral[bool]); !ok || !lit.Value {
 			return nil, unsupported("aggregate measure with a FILTER")
 		}
-	}
-	if f.Invocation() == types.AggInvocationDistinct {
-		return nil, unsupported(fmt.Sprintf("%s(DISTINCT ...)", f.Name()))
 	}
 	if p := f.Phase(); p != types.AggPhaseInitialToResult && p != types.AggPhaseUnspecified {
 		return nil, unsupported(fmt.Sprintf("aggregate phase %v", p))
@@ -137,7 +250,7 @@ func (b *aggBuilder) measure(conv exprConv, m plan.AggRelMeasure) (func([]*gpu.E
 		if !ok {
 			return nil, unsupported(fmt.Sprintf("%s: non-value argument", fn))
 		}
-		g, err := conv.convert(a)
+		g, err := argConv(a)
 		if err != nil {
 			return nil, err
 		}
@@ -182,10 +295,12 @@ func (b *aggBuilder) measure(conv exprConv, m plan.AggRelMeasure) (func([]*gpu.E
 			}
 			return cast(gpu.Call(gpu.OpDiv, ft, s, c), out)
 		}, nil
-	case substrait.FnMin, substrait.FnMax:
+	case substrait.FnMin, substrait.FnMax, substrait.FnAnyValue:
 		if len(args) != 1 {
 			return nil, fmt.Errorf("%s: %d arguments, want 1", fn, len(args))
 		}
+		// any_value may give any value of the group; the smallest is one,
+		// and the same on every device.
 		kind := gpu.AggMin
 		if fn == substrait.FnMax {
 			kind = gpu.AggMax

@@ -28,6 +28,8 @@ func (c exprConv) convert(e expr.Expression) (*gpu.Expr, error) {
 		return literal(x)
 	case *expr.ScalarFunction:
 		return c.scalar(x)
+	case *expr.SingularOrList:
+		return c.inList(x)
 	case *expr.Cast:
 		if x.FailureBehavior == types.BehaviorReturnNil {
 			return nil, unsupported("TRY_CAST (cast returning null on failure)")
@@ -191,6 +193,24 @@ func (c exprConv) scalar(f *expr.ScalarFunction) (*gpu.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Functions whose arguments are read as constants (string patterns,
+	// substring positions, extract's component, timestamp literals) before
+	// they would be converted as values.
+	switch fn {
+	case substrait.FnEqual, substrait.FnNotEqual, substrait.FnLt, substrait.FnLte, substrait.FnGt, substrait.FnGte:
+		if g, ok, err := c.stringCompare(comparisonOps[fn], f, out); ok {
+			return g, err
+		}
+		if g, ok, err := c.timestampCompare(comparisonOps[fn], f, out); ok {
+			return g, err
+		}
+	case substrait.FnLike, substrait.FnContains, substrait.FnStartsWith, substrait.FnEndsWith:
+		return c.match(fn, f, out)
+	case substrait.FnSubstring:
+		return c.substring(f, out)
+	case substrait.FnExtract:
+		return c.extract(f, out)
+	}
 	args, err := c.args(f)
 	if err != nil {
 		return nil, err
@@ -280,7 +300,17 @@ func checkOptions(f *expr.ScalarFunction) error {
 				continue
 			}
 		case "rounding":
-			if prefs[0] == "TIE_AWAY_FROM_ZERO" {
+			// Decimal results round half away from zero (casts); float
+			// arithmetic is IEEE, which rounds half to even.
+			if prefs[0] == "TIE_AWAY_FROM_ZERO" || (prefs[0] == "TIE_TO_EVEN" && isFloatType(f.GetType())) {
+				continue
+			}
+		case "case_sensitivity":
+			if prefs[0] == "CASE_SENSITIVE" {
+				continue
+			}
+		case "negative_start":
+			if prefs[0] == "WRAP_FROM_END" { // DuckDB's substring (strings.go)
 				continue
 			}
 		case "on_domain_error", "on_division_by_zero":
@@ -291,6 +321,11 @@ func checkOptions(f *expr.ScalarFunction) error {
 		return unsupported(fmt.Sprintf("function %s option %s=%s", f.Name(), o.GetName(), prefs[0]))
 	}
 	return nil
+}
+
+func isFloatType(t types.Type) bool {
+	g, err := gpuType(t)
+	return err == nil && g.Kind.IsFloat()
 }
 
 // compare unifies the argument types and builds a comparison.

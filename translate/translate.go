@@ -127,6 +127,12 @@ func (t *translator) relNoEmit(r plan.Rel) (*stream, error) {
 		return in, nil
 	case *plan.AggregateRel:
 		return t.aggregate(x)
+	case *plan.JoinRel:
+		return t.join(x)
+	case *plan.CrossRel:
+		return t.cross(x)
+	case *plan.SetRel:
+		return t.set(x)
 	case *plan.SortRel:
 		return t.sort(x)
 	case *plan.FetchRel:
@@ -174,22 +180,47 @@ func (t *translator) read(r *plan.NamedTableReadRel) (*stream, error) {
 		// Nested base schemas carry more names than top-level fields.
 		return nil, unsupported("ReadRel base_schema with nested types")
 	}
+	// A table may hold columns of types rigel cannot run yet that the
+	// query never reads: those get a placeholder type, and only a
+	// reference to one (by the filter or the output) is an error.
 	scan := &physical.Scan{Table: table, Columns: base.Names, Types: make([]gpu.Type, len(fieldTypes))}
+	bad := map[int]error{}
 	for i, ft := range fieldTypes {
 		gt, err := gpuType(ft)
 		if err != nil {
-			return nil, fmt.Errorf("ReadRel %s column %s: %w", table, base.Names[i], err)
+			bad[i] = fmt.Errorf("ReadRel %s column %s: %w", table, base.Names[i], err)
+			gt = gpu.Type{Kind: gpu.Bool, Nullable: true}
 		}
 		scan.Types[i] = gt
+	}
+	badRef := func(used map[int]bool) error {
+		for i := range fieldTypes {
+			if used[i] && bad[i] != nil {
+				return bad[i]
+			}
+		}
+		return nil
 	}
 	s := identity(scan)
 	// A best_effort_filter may be ignored: the plan re-checks it above.
 	if f := r.Filter(); f != nil {
 		cond, err := exprConv{s.exprs}.convert(f)
 		if err != nil {
+			if len(bad) > 0 {
+				return nil, fmt.Errorf("ReadRel %s filter: %w (or %w)", table, err, firstError(bad))
+			}
 			return nil, fmt.Errorf("ReadRel %s filter: %w", table, err)
 		}
+		used := map[int]bool{}
+		gpu.MarkColumns(cond, used)
+		if err := badRef(used); err != nil {
+			return nil, err
+		}
 		s.filter = cond
+	}
+	outCols := make([]int, len(fieldTypes))
+	for i := range outCols {
+		outCols[i] = i
 	}
 	if p := r.Projection(); p != nil {
 		cols, err := maskColumns(p, len(fieldTypes))
@@ -200,9 +231,35 @@ func (t *translator) read(r *plan.NamedTableReadRel) (*stream, error) {
 		for i, c := range cols {
 			exprs[i] = s.exprs[c]
 		}
-		s.exprs = exprs
+		s.exprs, outCols = exprs, cols
+	}
+	used := map[int]bool{}
+	if m := outputMapping(r); m != nil {
+		for _, j := range m {
+			if int(j) >= 0 && int(j) < len(outCols) {
+				used[outCols[j]] = true
+			}
+		}
+	} else {
+		for _, c := range outCols {
+			used[c] = true
+		}
+	}
+	if err := badRef(used); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// firstError is the error of the lowest key.
+func firstError(errs map[int]error) error {
+	first := -1
+	for k := range errs {
+		if first < 0 || k < first {
+			first = k
+		}
+	}
+	return errs[first]
 }
 
 // maskColumns reads a projection mask that selects top-level fields.
@@ -273,9 +330,13 @@ func (t *translator) materialize(s *stream) (physical.Node, error) {
 		n = s.src
 	} else {
 		src, inputs, exprs, filter := prune(s.src, s.exprs, s.filter)
-		n = &physical.Pipeline{Input: src, Pipe: &gpu.Pipeline{
-			Inputs: inputs, Filter: filter, Project: exprs, Sink: gpu.SinkMaterialize,
-		}}
+		if pruned := (&stream{src: src, filter: filter, exprs: exprs}); pruned.isIdentity() {
+			n = src // the scan of just these columns is the result
+		} else {
+			n = &physical.Pipeline{Input: src, Pipe: &gpu.Pipeline{
+				Inputs: inputs, Filter: filter, Project: exprs, Sink: gpu.SinkMaterialize,
+			}}
+		}
 	}
 	if s.slice != nil {
 		sl := *s.slice
@@ -296,22 +357,10 @@ func prune(src physical.Node, exprs []*gpu.Expr, filter *gpu.Expr) (physical.Nod
 		return src, src.OutputTypes(), exprs, filter
 	}
 	used := map[int]bool{}
-	var mark func(e *gpu.Expr)
-	mark = func(e *gpu.Expr) {
-		if e == nil {
-			return
-		}
-		if e.Op == gpu.OpCol {
-			used[e.Col] = true
-		}
-		for _, a := range e.Args {
-			mark(a)
-		}
-	}
 	for _, e := range exprs {
-		mark(e)
+		gpu.MarkColumns(e, used)
 	}
-	mark(filter)
+	gpu.MarkColumns(filter, used)
 	if len(used) == 0 && len(scan.Columns) > 0 {
 		// count(*) alone reads no column, but a pipeline counts the rows of
 		// its inputs: keep one column, preferably one without nulls.
@@ -333,27 +382,11 @@ func prune(src physical.Node, exprs []*gpu.Expr, filter *gpu.Expr) (physical.Nod
 			ns.Types = append(ns.Types, scan.Types[i])
 		}
 	}
-	var rewrite func(e *gpu.Expr) *gpu.Expr
-	rewrite = func(e *gpu.Expr) *gpu.Expr {
-		if e == nil {
-			return nil
-		}
-		c := *e
-		if e.Op == gpu.OpCol {
-			c.Col = remap[e.Col]
-			return &c
-		}
-		c.Args = make([]*gpu.Expr, len(e.Args))
-		for i, a := range e.Args {
-			c.Args[i] = rewrite(a)
-		}
-		return &c
-	}
 	out := make([]*gpu.Expr, len(exprs))
 	for i, e := range exprs {
-		out[i] = rewrite(e)
+		out[i] = gpu.Renumbered(e, remap)
 	}
-	return ns, ns.Types, out, rewrite(filter)
+	return ns, ns.Types, out, gpu.Renumbered(filter, remap)
 }
 
 func (t *translator) sort(r *plan.SortRel) (*stream, error) {

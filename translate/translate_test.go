@@ -71,10 +71,10 @@ func TestQ6FusesIntoOnePipeline(t *testing.T) {
 	}
 }
 
-// Joins are not translated yet: the error says so and is ErrUnsupported, so
-// that the engine can fall back.
-func TestUnsupportedRelation(t *testing.T) {
-	_, err := Translate(loadIsthmus(t, "q03"))
+// Subquery expressions are not translated yet: the error says so and is
+// ErrUnsupported, so that the engine can fall back.
+func TestUnsupportedExpression(t *testing.T) {
+	_, err := Translate(loadIsthmus(t, "q04"))
 	if !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("got %v, want ErrUnsupported", err)
 	}

@@ -16,13 +16,14 @@ func nextPow2(n int) int {
 	return c
 }
 
-func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n int, dictLen []int) ([]*column, error) {
+func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n int, dictLen []int, st *strTables) ([]*column, error) {
 	ap, err := planAggregate(p, dictLen)
 	if err != nil {
 		return nil, err
 	}
+	ap.strs = st
 	for _, k := range p.Keys {
-		if e := p.Project[k]; e.Type.Kind == gpu.Dict && dictOf(e, cols) == nil {
+		if e := p.Project[k]; e.Type.Kind == gpu.Dict && st.dictOf(e, cols) == nil {
 			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
@@ -141,9 +142,9 @@ func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostCo
 		}
 		if t.Kind == gpu.Dict {
 			if i < len(p.Keys) {
-				h.dict = dictOf(p.Project[p.Keys[i]], cols)
+				h.dict = ap.strs.dictOf(p.Project[p.Keys[i]], cols)
 			} else if l := ap.aggs[i-len(p.Keys)]; l.a.Kind != gpu.AggCountStar {
-				h.dict = dictOf(p.Project[l.a.Arg], cols)
+				h.dict = ap.strs.dictOf(p.Project[l.a.Arg], cols)
 			}
 		}
 		out[i] = h

@@ -48,6 +48,8 @@ type aggPlan struct {
 	keyWords  int   // hash: words per key
 	slotWords int
 	aggs      []aggLayout
+	// strs: the string tables of the run (OpStrMap keys' dictionaries).
+	strs *strTables
 }
 
 func (l aggLayout) isSumInt() bool { return l.a.Kind == gpu.AggSum && l.arg.Kind.IsInteger() }

@@ -356,6 +356,10 @@ func (g *exprGen) compute(e *gpu.Expr) (v, n string, err error) {
 			return "", "", err
 		}
 		return v, n, g.cast(e.Args[0].Type, e.Type, args[0], v, n)
+	case gpu.OpStrPred, gpu.OpStrMap:
+		return v, n, g.strExpr(e, v, n, args, nulls)
+	case gpu.OpYear, gpu.OpMonth, gpu.OpDay:
+		return v, n, g.datePart(e, v, n, args)
 	}
 	return "", "", fmt.Errorf("operator %s: %w", e.Op, gpu.ErrUnsupported)
 }

@@ -18,8 +18,9 @@ const (
 	tileRows     = blockThreads * tileItems
 )
 
-// sinkWord is the first Args word after the input columns.
-func sinkWord(p *gpu.Pipeline) int { return inputWord(len(p.Inputs)) }
+// sinkWord is the first Args word after the input columns and the string
+// tables (codegen_str.go).
+func sinkWord(p *gpu.Pipeline) int { return inputWord(len(p.Inputs)) + len(strNodes(p)) }
 
 func newExprGen(p *gpu.Pipeline, b *strings.Builder, indent string) *exprGen {
 	return &exprGen{p: p, b: b, indent: indent, colVar: map[int]bool{}}

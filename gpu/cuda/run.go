@@ -54,12 +54,24 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	for i, c := range cols {
 		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
 	}
+	st, err := buildStrTables(p, cols)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", p, err)
+	}
+	block, err := d.uploadStrTables(p, st, args)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", p, err)
+	}
+	if block != 0 {
+		defer d.pool.put(block) // stream order: later users wait for the kernels
+	}
+
 	var out []*column
 	switch p.Sink {
 	case gpu.SinkMaterialize:
-		out, err = d.runMaterialize(p, cols, args, n)
+		out, err = d.runMaterialize(p, cols, args, n, st)
 	case gpu.SinkAggregate:
-		out, err = d.runAggregate(p, cols, args, n, dictLen)
+		out, err = d.runAggregate(p, cols, args, n, dictLen, st)
 	default:
 		err = fmt.Errorf("sink %d: %w", p.Sink, gpu.ErrUnsupported)
 	}
@@ -115,18 +127,9 @@ func (d *Device) checkStatus() (tableFull bool, err error) {
 
 // dictOf finds the dictionary of a Dict-typed expression: that of the first
 // Dict column it reads (the IR requires one dictionary per expression).
+// Inside a Run, strTables.dictOf also knows OpStrMap's new dictionaries.
 func dictOf(e *gpu.Expr, cols []*column) *array.String {
-	if e.Op == gpu.OpCol && e.Type.Kind == gpu.Dict && e.Col < len(cols) {
-		return cols[e.Col].dict
-	}
-	for _, a := range e.Args {
-		if a.Type.Kind == gpu.Dict || e.Op == gpu.OpCase {
-			if dd := dictOf(a, cols); dd != nil {
-				return dd
-			}
-		}
-	}
-	return nil
+	return (*strTables)(nil).dictOf(e, cols)
 }
 
 func (d *Device) newOutput(t gpu.Type, n int, dict *array.String, what string) (*column, error) {
@@ -148,7 +151,7 @@ func (d *Device) newOutput(t gpu.Type, n int, dict *array.String, what string) (
 	return c, nil
 }
 
-func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, n int) (out []*column, err error) {
+func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, n int, st *strTables) (out []*column, err error) {
 	src, err := materializeSource(p)
 	if err != nil {
 		return nil, err
@@ -158,7 +161,7 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 		return nil, err
 	}
 	for _, e := range p.Project {
-		if e.Type.Kind == gpu.Dict && dictOf(e, cols) == nil {
+		if e.Type.Kind == gpu.Dict && st.dictOf(e, cols) == nil {
 			return nil, fmt.Errorf("dict projection %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
@@ -201,7 +204,7 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 		total = int(binary.LittleEndian.Uint64(tb[:]))
 		args[len(args)-2] = offsets
 		for j, e := range p.Project {
-			c, err := d.newOutput(e.Type, total, dictOf(e, cols), fmt.Sprintf("pipeline output #%d (%d rows)", j, total))
+			c, err := d.newOutput(e.Type, total, st.dictOf(e, cols), fmt.Sprintf("pipeline output #%d (%d rows)", j, total))
 			if err != nil {
 				return out, err
 			}
@@ -219,7 +222,7 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 		return out, nil
 	}
 	for j, e := range p.Project {
-		c, err := d.newOutput(e.Type, 0, dictOf(e, cols), fmt.Sprintf("pipeline output #%d", j))
+		c, err := d.newOutput(e.Type, 0, st.dictOf(e, cols), fmt.Sprintf("pipeline output #%d", j))
 		if err != nil {
 			return out, err
 		}

@@ -34,6 +34,8 @@ func cases() []testCase {
 	all = append(all, tpchCases()...)
 	all = append(all, sortCases()...)
 	all = append(all, errorCases()...)
+	all = append(all, stringCases()...)
+	all = append(all, joinCases()...)
 	return all
 }
 

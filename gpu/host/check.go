@@ -52,6 +52,8 @@ func sameType(a, b gpu.Type) bool {
 type checker struct {
 	inputs []gpu.Type
 	dicts  []*array.String // per input column, nil unless Dict
+	// tabs holds the tables of the string operations (strings.go).
+	tabs map[*gpu.Expr]*strTab
 }
 
 func (c *checker) check(e *gpu.Expr) (*array.String, error) {
@@ -224,6 +226,10 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 			dict = d
 		}
 		return dict, nil
+	case gpu.OpStrPred, gpu.OpStrMap:
+		return c.checkStr(e, argDicts[0])
+	case gpu.OpYear, gpu.OpMonth, gpu.OpDay:
+		return nil, checkDatePart(e)
 	}
 	return nil, fmt.Errorf("expression %s: unknown operator %s: %w", e, e.Op, gpu.ErrUnsupported)
 }

@@ -16,6 +16,8 @@ type batch struct {
 	lo    int
 	idx   []int32
 	cache []*vec
+	// tabs: the string operations' tables, from the checker.
+	tabs map[*gpu.Expr]*strTab
 }
 
 func newBatch(cols []*column, lo, hi int) *batch {
@@ -49,7 +51,7 @@ func (b *batch) sub(sel []int32) *batch {
 			idx[j] = b.idx[p]
 		}
 	}
-	s := &batch{n: len(sel), cols: b.cols, idx: idx, cache: make([]*vec, len(b.cols))}
+	s := &batch{n: len(sel), cols: b.cols, idx: idx, cache: make([]*vec, len(b.cols)), tabs: b.tabs}
 	for i, v := range b.cache {
 		if v != nil {
 			s.cache[i] = v.gather(sel) // reuse work already done
@@ -154,6 +156,18 @@ func eval(e *gpu.Expr, b *batch) (*vec, error) {
 		return cast(e, b.n, x)
 	case gpu.OpCase:
 		return evalCase(e, b)
+	case gpu.OpStrPred, gpu.OpStrMap, gpu.OpYear, gpu.OpMonth, gpu.OpDay:
+		if len(e.Args) != 1 {
+			return nil, fmt.Errorf("expression %s: %s takes one argument", e, e.Op)
+		}
+		x, err := eval(e.Args[0], b)
+		if err != nil {
+			return nil, err
+		}
+		if e.Op == gpu.OpStrPred || e.Op == gpu.OpStrMap {
+			return evalStr(e, b, x)
+		}
+		return evalDatePart(e, b.n, x), nil
 	}
 	return nil, fmt.Errorf("expression %s: unknown operator: %w", e, gpu.ErrUnsupported)
 }

@@ -23,6 +23,7 @@ type plan struct {
 	cols      []*column
 	n         int
 	projDicts []*array.String // per Project expression (Dict kinds only)
+	tabs      map[*gpu.Expr]*strTab
 }
 
 // Run executes a pipeline (see gpu.Device).
@@ -97,6 +98,7 @@ func (d *Device) prepare(p *gpu.Pipeline, inputs []gpu.Column) (*plan, error) {
 		}
 		pl.projDicts[i] = dict
 	}
+	pl.tabs = ck.tabs
 	switch p.Sink {
 	case gpu.SinkMaterialize:
 	case gpu.SinkAggregate:
@@ -162,6 +164,7 @@ func numChunks(n int) int { return (n + chunkRows - 1) / chunkRows }
 func (pl *plan) filtered(c int) (*batch, error) {
 	lo, hi := chunkBounds(pl.n, c)
 	b := newBatch(pl.cols, lo, hi)
+	b.tabs = pl.tabs
 	if pl.p.Filter == nil {
 		return b, nil
 	}

@@ -114,19 +114,49 @@ func Compare(got, want arrow.RecordBatch, ordered bool) error {
 }
 
 // sortRows sorts by the exact columns first, so that float noise cannot
-// change the order.
+// change the order, then by the float columns' values (nulls first), so
+// that rows equal in every exact column still meet their counterparts.
 func sortRows(rows [][]string, floats []bool) {
 	sort.SliceStable(rows, func(i, j int) bool {
 		for c := range rows[i] {
-			if floats[c] {
-				continue
-			}
-			if rows[i][c] != rows[j][c] {
+			if !floats[c] && rows[i][c] != rows[j][c] {
 				return rows[i][c] < rows[j][c]
+			}
+		}
+		for c := range rows[i] {
+			if floats[c] {
+				if d := compareFloatText(rows[i][c], rows[j][c]); d != 0 {
+					return d < 0
+				}
 			}
 		}
 		return false
 	})
+}
+
+// compareFloatText orders two rendered floats: nulls first, then by value
+// (text that does not parse, such as NaN, after every number).
+func compareFloatText(a, b string) int {
+	if a == b {
+		return 0
+	}
+	if a == Null || b == Null {
+		if a == Null {
+			return -1
+		}
+		return 1
+	}
+	x, errX := strconv.ParseFloat(a, 64)
+	y, errY := strconv.ParseFloat(b, 64)
+	switch {
+	case errX != nil || errY != nil:
+		return strings.Compare(a, b)
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
 }
 
 func equalValue(a, b string, float bool) bool {

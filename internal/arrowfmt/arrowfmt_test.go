@@ -62,3 +62,17 @@ func TestCompare(t *testing.T) {
 		t.Fatal("different row counts passed")
 	}
 }
+
+// Rows equal in every exact column are matched by their float values: the
+// unordered comparison must not depend on the order the engines gave them.
+func TestCompareUnorderedTiesOnExactColumns(t *testing.T) {
+	a := record(t, []int64{7, 7, 7}, []float64{3, 1, 2}, -1)
+	b := record(t, []int64{7, 7, 7}, []float64{2, 3, 1 + 1e-12}, -1)
+	if err := Compare(a, b, false); err != nil {
+		t.Fatalf("same rows in another order: %v", err)
+	}
+	c := record(t, []int64{7, 7, 7}, []float64{2, 3, 4}, -1)
+	if err := Compare(a, c, false); err == nil {
+		t.Fatal("different float values passed")
+	}
+}

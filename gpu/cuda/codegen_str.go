@@ -1,0 +1,202 @@
+package cuda
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// String operations (OpStrPred, OpStrMap) run through tables built on the
+// host over the argument's dictionary (gpu/strfunc.go): one byte per code
+// for a predicate, one int32 code into a new dictionary for a function. The
+// tables are uploaded before the launch; their device pointers follow the
+// input columns in Args, one word per string node in strNodes order. The
+// kernel source does not depend on the patterns, so one compiled kernel
+// serves every pattern of the same shape.
+
+// strNodes lists the distinct string nodes of a pipeline, children before
+// parents (filter first, then projections), so that a node's argument
+// dictionary is known when its table is built.
+func strNodes(p *gpu.Pipeline) []*gpu.Expr {
+	var out []*gpu.Expr
+	seen := map[*gpu.Expr]bool{}
+	var walk func(e *gpu.Expr)
+	walk = func(e *gpu.Expr) {
+		if e == nil || seen[e] {
+			return
+		}
+		seen[e] = true
+		for _, a := range e.Args {
+			walk(a)
+		}
+		if e.Op == gpu.OpStrPred || e.Op == gpu.OpStrMap {
+			out = append(out, e)
+		}
+	}
+	walk(p.Filter)
+	for _, e := range p.Project {
+		walk(e)
+	}
+	return out
+}
+
+// strWord is the Args word of node e's table pointer.
+func strWord(p *gpu.Pipeline, e *gpu.Expr) (int, error) {
+	for i, s := range strNodes(p) {
+		if s == e {
+			return inputWord(len(p.Inputs)) + i, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: not a string node of the pipeline", e)
+}
+
+// strExpr emits a table lookup. A null argument never reads the table (its
+// code may be anything, and the dictionary may be empty).
+func (g *exprGen) strExpr(e *gpu.Expr, v, n string, args, nulls []string) error {
+	if len(e.Args) != 1 || e.Args[0].Type.Kind != gpu.Dict {
+		return fmt.Errorf("%s takes one dict argument", e.Op)
+	}
+	if err := e.Str.Check(); err != nil {
+		return fmt.Errorf("%s: %w", e, err)
+	}
+	w, err := strWord(g.p, e)
+	if err != nil {
+		return err
+	}
+	if e.Op == gpu.OpStrPred {
+		if e.Type.Kind != gpu.Bool || !e.Str.IsPredicate() {
+			return fmt.Errorf("%s: a string predicate gives bool", e)
+		}
+		g.line("if (!%s) %s = ((const uint8_t *)A.a[%d])[%s];", n, v, w, args[0])
+		return nil
+	}
+	if e.Type.Kind != gpu.Dict || e.Str.IsPredicate() {
+		return fmt.Errorf("%s: a string function gives dict", e)
+	}
+	g.line("if (!%s) %s = ((const int32_t *)A.a[%d])[%s];", n, v, w, args[0])
+	return nil
+}
+
+// datePart emits the year, month or day of a date (days since 1970-01-01),
+// by H. Hinnant's civil_from_days, exact for every int32 day.
+func (g *exprGen) datePart(e *gpu.Expr, v, n string, args []string) error {
+	if len(e.Args) != 1 || e.Args[0].Type.Kind != gpu.Date32 || e.Type.Kind != gpu.Int64 {
+		return fmt.Errorf("%s takes a date32 and gives int64", e.Op)
+	}
+	g.line("if (!%s) {", n)
+	g.line("  const long long z = (long long)%s + 719468;", args[0])
+	g.line("  const long long era = (z >= 0 ? z : z - 146096) / 146097;")
+	g.line("  const long long doe = z - era * 146097;")
+	g.line("  const long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;")
+	g.line("  const long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);")
+	g.line("  const long long mp = (5 * doy + 2) / 153;")
+	g.line("  const long long dd = doy - (153 * mp + 2) / 5 + 1;")
+	g.line("  const long long mm = mp < 10 ? mp + 3 : mp - 9;")
+	g.line("  const long long yy = yoe + era * 400 + (mm <= 2 ? 1 : 0);")
+	switch e.Op {
+	case gpu.OpYear:
+		g.line("  %s = yy; (void)dd;", v)
+	case gpu.OpMonth:
+		g.line("  %s = mm; (void)dd; (void)yy;", v)
+	default:
+		g.line("  %s = dd; (void)yy;", v)
+	}
+	g.line("}")
+	return nil
+}
+
+// strTables holds the host-built tables of one Run.
+type strTables struct {
+	pred  map[*gpu.Expr][]byte
+	codes map[*gpu.Expr][]int32
+	dicts map[*gpu.Expr]*array.String // OpStrMap results
+}
+
+// buildStrTables evaluates every string node over its argument's
+// dictionary.
+func buildStrTables(p *gpu.Pipeline, cols []*column) (*strTables, error) {
+	st := &strTables{pred: map[*gpu.Expr][]byte{}, codes: map[*gpu.Expr][]int32{}, dicts: map[*gpu.Expr]*array.String{}}
+	for _, e := range strNodes(p) {
+		if len(e.Args) != 1 || e.Args[0] == nil {
+			return nil, fmt.Errorf("%s takes one argument", e.Op)
+		}
+		if err := e.Str.Check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", e, err)
+		}
+		dict := st.dictOf(e.Args[0], cols)
+		if e.Op == gpu.OpStrPred {
+			t, err := e.Str.PredicateTable(dict)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", e, err)
+			}
+			st.pred[e] = t
+			continue
+		}
+		codes, out, err := e.Str.MapTable(dict)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e, err)
+		}
+		st.codes[e], st.dicts[e] = codes, out
+	}
+	return st, nil
+}
+
+// dictOf is the dictionary of a Dict expression, OpStrMap results included.
+func (st *strTables) dictOf(e *gpu.Expr, cols []*column) *array.String {
+	if st != nil && e.Op == gpu.OpStrMap {
+		return st.dicts[e]
+	}
+	if e.Op == gpu.OpCol && e.Type.Kind == gpu.Dict && e.Col < len(cols) {
+		return cols[e.Col].dict
+	}
+	for _, a := range e.Args {
+		if a.Type.Kind == gpu.Dict || e.Op == gpu.OpCase {
+			if dd := st.dictOf(a, cols); dd != nil {
+				return dd
+			}
+		}
+	}
+	return nil
+}
+
+// upload copies the tables into one pool block and writes their pointers
+// into args; the caller puts the block back after the run.
+func (d *Device) uploadStrTables(p *gpu.Pipeline, st *strTables, args []uint64) (block uint64, err error) {
+	nodes := strNodes(p)
+	if len(nodes) == 0 {
+		return 0, nil
+	}
+	offs := make([]int, len(nodes))
+	size := 0
+	for i, e := range nodes {
+		offs[i] = size
+		n := len(st.pred[e]) + 4*len(st.codes[e])
+		size += max(alignUp(n), batchAlign) // an empty table still gets a valid pointer
+	}
+	buf := make([]byte, size)
+	for i, e := range nodes {
+		if e.Op == gpu.OpStrPred {
+			copy(buf[offs[i]:], st.pred[e])
+			continue
+		}
+		for j, c := range st.codes[e] {
+			binary.LittleEndian.PutUint32(buf[offs[i]+4*j:], uint32(c))
+		}
+	}
+	block, err = d.pool.get(int64(size), "string tables")
+	if err != nil {
+		return 0, err
+	}
+	if err := d.copyIn(block, buf, "string tables"); err != nil {
+		d.pool.put(block)
+		return 0, err
+	}
+	base := inputWord(len(p.Inputs))
+	for i := range nodes {
+		args[base+i] = block + uint64(offs[i])
+	}
+	return block, nil
+}

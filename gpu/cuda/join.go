@@ -1,0 +1,272 @@
+package cuda
+
+import (
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// The join primitives (semantics in gpu/join.go) run the hand-written
+// kernels of kernels/join.cu; join_ops.go holds Gather, Unmatched, Concat.
+
+//go:embed kernels/join.cu
+var joinSrc string
+
+// Args words of the join kernels (the JA_* constants of join.cu).
+const (
+	jaN, jaStatus, jaNKeys, jaSlots, jaMask, jaNext, jaClen, jaRep = 0, 1, 2, 3, 4, 5, 6, 7
+	jaCounts, jaNTiles, jaOffsets, jaOutP, jaOutB, jaKeys          = 8, 9, 10, 11, 12, 16
+	jkWords                                                        = 5
+	// joinMaxKeys is JK_MAX of join.cu (its shared-memory descriptor table).
+	joinMaxKeys = 32
+	// joinTile is JN_TILE: the probe rows of one count/write tile.
+	joinTile    = 256 * 8
+	joinThreads = 256
+	jkFloat     = 0x100
+	jkNullEq    = 0x200
+	// statusBadIndex is RG_BAD_INDEX of join.cu.
+	statusBadIndex = 16
+)
+
+// joinModule returns the join kernels, compiled on first use.
+func (d *Device) joinModule() (*module, error) {
+	return d.moduleFor(preludeSrc+joinSrc, "rigel_join.cu")
+}
+
+// HashJoin returns the (probe row, build row) pairs of equal keys: a hash
+// table over the build side (rg_join_build), then two passes over the probe
+// side, one counting each tile's pairs and one writing them at the scanned
+// offsets, so the output is allocated once at its exact size.
+func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsEqual []bool) (gpu.Column, gpu.Column, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, nil, fmt.Errorf("hash join: CUDA device is closed")
+	}
+	bc, pc, err := d.joinKeys(build, probe, nullsEqual)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hash join: %w", err)
+	}
+	nb, np := bc[0].n, pc[0].n
+	if nb > math.MaxInt32 || np > math.MaxInt32 {
+		return nil, nil, fmt.Errorf("hash join of %d build and %d probe rows: row indexes are int32: %w", nb, np, gpu.ErrUnsupported)
+	}
+	mod, err := d.joinModule()
+	if err != nil {
+		return nil, nil, fmt.Errorf("hash join: %w", err)
+	}
+	args := make([]uint64, jaKeys+jkWords*len(bc))
+	args[jaStatus], args[jaNKeys] = d.status, uint64(len(bc))
+	for i := range bc {
+		code := uint64(bc[i].t.Kind.Width())
+		if bc[i].t.Kind.IsFloat() {
+			code |= jkFloat
+		}
+		if nullsEqual != nil && nullsEqual[i] {
+			code |= jkNullEq
+		}
+		w := args[jaKeys+jkWords*i:]
+		w[0], w[1], w[2], w[3], w[4] = bc[i].data, bc[i].valid, pc[i].data, pc[i].valid, code
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	pairs, err := d.hashJoin(ctx, mod, args, nb, np, tmp)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hash join of %d probe and %d build rows: %w", np, nb, err)
+	}
+	return pairs[0], pairs[1], nil
+}
+
+// joinKeys checks the key columns: owned, live, one length per side, equal
+// kinds and scales across sides, equal dictionaries for Dict keys.
+func (d *Device) joinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc, pc []*column, err error) {
+	if len(build) == 0 || len(build) != len(probe) {
+		return nil, nil, fmt.Errorf("%d build keys and %d probe keys (want the same number, at least one)", len(build), len(probe))
+	}
+	if nullsEqual != nil && len(nullsEqual) != len(build) {
+		return nil, nil, fmt.Errorf("%d nullsEqual flags for %d keys", len(nullsEqual), len(build))
+	}
+	if len(build) > joinMaxKeys {
+		return nil, nil, fmt.Errorf("%d key columns (the CUDA join takes at most %d): %w", len(build), joinMaxKeys, gpu.ErrUnsupported)
+	}
+	if bc, err = d.sameLength(build, "build key"); err != nil {
+		return nil, nil, err
+	}
+	if pc, err = d.sameLength(probe, "probe key"); err != nil {
+		return nil, nil, err
+	}
+	for i := range bc {
+		bt, pt := bc[i].t, pc[i].t
+		if bt.Kind != pt.Kind || bt.Scale != pt.Scale {
+			return nil, nil, fmt.Errorf("key %d is %s on the build side and %s on the probe side (the engine must cast them to one type)", i, bt, pt)
+		}
+		if bt.Kind.Width() == 0 {
+			return nil, nil, fmt.Errorf("key %d has kind %s: %w", i, bt.Kind, gpu.ErrUnsupported)
+		}
+		if bt.Kind == gpu.Dict && !sameDictionary(bc[i].dict, pc[i].dict) {
+			return nil, nil, fmt.Errorf("key %d: dict codes from two different dictionaries (%d and %d strings): %w",
+				i, dictLen(bc[i].dict), dictLen(pc[i].dict), gpu.ErrUnsupported)
+		}
+	}
+	return bc, pc, nil
+}
+
+// sameLength checks that cols belong to d and are equally long.
+func (d *Device) sameLength(cols []gpu.Column, what string) ([]*column, error) {
+	cs, err := d.asColumns(cols)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	for i, c := range cs {
+		if c.n != cs[0].n {
+			return nil, fmt.Errorf("%s %d has %d rows, %s 0 has %d", what, i, c.n, what, cs[0].n)
+		}
+	}
+	return cs, nil
+}
+
+// sameDictionary reports whether two dictionaries hold the same strings in
+// the same order (so that equal codes are equal strings).
+func sameDictionary(a, b *array.String) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.Len() != b.Len() {
+		return false
+	}
+	for i := 0; i < a.Len(); i++ {
+		if a.Value(i) != b.Value(i) {
+			return false
+		}
+	}
+	return true
+}
+
+func dictLen(a *array.String) int {
+	if a == nil {
+		return 0
+	}
+	return a.Len()
+}
+
+// hashJoin runs the kernels; args holds the status word and key descriptors.
+func (d *Device) hashJoin(ctx context.Context, mod *module, args []uint64, nb, np int, tmp *temps) (out [2]*column, err error) {
+	if nb == 0 || np == 0 {
+		return d.indexPair(0)
+	}
+	// Capacity: a power of two of at least twice the build rows, so that at
+	// least half the slots stay empty and every probe walk ends soon.
+	capacity := int64(16)
+	for capacity < 2*int64(nb) {
+		capacity <<= 1
+	}
+	slots, err := tmp.get(capacity*8, fmt.Sprintf("hash table (%d slots)", capacity))
+	if err != nil {
+		return out, err
+	}
+	next, err := tmp.get(int64(nb)*4, "hash chains")
+	if err != nil {
+		return out, err
+	}
+	clen, err := tmp.get(int64(nb)*4, "hash chain lengths")
+	if err != nil {
+		return out, err
+	}
+	ntiles := (int64(np) + joinTile - 1) / joinTile
+	rep, err := tmp.get(int64(np)*4, "probe matches")
+	if err != nil {
+		return out, err
+	}
+	counts, err := tmp.get(ntiles*8, "join tile counts")
+	if err != nil {
+		return out, err
+	}
+	offsets, err := tmp.get((ntiles+1)*8, "join tile offsets")
+	if err != nil {
+		return out, err
+	}
+	if err := firstErr(d.cx.memset(slots, 0xff, capacity*8, d.stream),
+		d.cx.memset(next, 0xff, int64(nb)*4, d.stream),
+		d.cx.memset(clen, 0, int64(nb)*4, d.stream)); err != nil {
+		return out, err
+	}
+	args[jaSlots], args[jaMask], args[jaNext], args[jaClen] = slots, uint64(capacity-1), next, clen
+	args[jaRep], args[jaCounts], args[jaNTiles], args[jaOffsets] = rep, counts, uint64(ntiles), offsets
+	args[jaN] = uint64(nb)
+	if err := d.timedLaunch(mod, "rg_join_build", d.gridFor(int64(nb), joinThreads), joinThreads, 0, args); err != nil {
+		return out, err
+	}
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	args[jaN] = uint64(np)
+	tileGrid := d.gridFor(ntiles, 1)
+	if err := d.timedLaunch(mod, "rg_join_count", tileGrid, joinThreads, 0, args); err != nil {
+		return out, err
+	}
+	total, err := d.scanTiles(mod, counts, offsets, ntiles)
+	if err != nil {
+		return out, err
+	}
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	if out, err = d.indexPair(total); err != nil {
+		return out, err
+	}
+	if total > 0 {
+		args[jaOutP], args[jaOutB] = out[0].data, out[1].data
+		if err := d.timedLaunch(mod, "rg_join_write", tileGrid, joinThreads, 0, args); err != nil {
+			d.freeColumn(out[0])
+			d.freeColumn(out[1])
+			return [2]*column{}, err
+		}
+	}
+	return out, nil
+}
+
+// indexPair allocates the two output index columns of n rows.
+func (d *Device) indexPair(n int) (out [2]*column, err error) {
+	if out[0], err = d.newOutput(gpu.JoinIndexType, n, nil, fmt.Sprintf("probe row indexes (%d pairs)", n)); err != nil {
+		return out, err
+	}
+	if out[1], err = d.newOutput(gpu.JoinIndexType, n, nil, fmt.Sprintf("build row indexes (%d pairs)", n)); err != nil {
+		d.freeColumn(out[0])
+		return [2]*column{}, err
+	}
+	return out, nil
+}
+
+// scanTiles turns per-tile uint64 counts into offsets and returns the total
+// (which waits for the kernels before it).
+func (d *Device) scanTiles(mod *module, counts, offsets uint64, ntiles int64) (int, error) {
+	if err := d.timedLaunch(mod, "rg_jn_scan", 1, 1024, 0, []uint64{uint64(ntiles), counts, offsets}); err != nil {
+		return 0, err
+	}
+	var b [8]byte
+	if err := d.copyOut(b[:], offsets+uint64(ntiles)*8, "join row count"); err != nil {
+		return 0, err
+	}
+	total := binary.LittleEndian.Uint64(b[:])
+	if total > math.MaxInt64/16 {
+		return 0, fmt.Errorf("%d output rows: %w", total, gpu.ErrOutOfMemory)
+	}
+	return int(total), nil
+}
+
+// readFlags returns the status word (after the kernels before it finish).
+func (d *Device) readFlags(what string) (uint32, error) {
+	var b [4]byte
+	if err := d.copyOut(b[:], d.status, what+" status"); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b[:]), nil
+}

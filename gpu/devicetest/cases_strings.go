@@ -1,0 +1,226 @@
+package devicetest
+
+import (
+	"testing"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// String predicates and functions (OpStrPred, OpStrMap) and date parts
+// (OpYear, OpMonth, OpDay). Expectations are written out by hand from
+// DuckDB's semantics (checked with DuckDB 1.5.3), not computed with
+// gpu/strfunc.go.
+
+func stringCases() []testCase {
+	return []testCase{
+		{"str/compare_constant", testStrCompare},
+		{"str/like", testStrLike},
+		{"str/contains_prefix_suffix", testStrContains},
+		{"str/in_list", testStrIn},
+		{"str/substring", testStrSubstring},
+		{"str/substring_group_by", testStrSubstringGroupBy},
+		{"str/filter_aggregate", testStrFilterAggregate},
+		{"date/parts", testDateParts},
+	}
+}
+
+func pred(f *gpu.StrFunc, arg *gpu.Expr) *gpu.Expr {
+	return gpu.StrCall(f, gpu.Type{Kind: gpu.Bool, Nullable: arg.Type.Nullable}, arg)
+}
+
+func testStrCompare(t *testing.T, dev gpu.Device) {
+	arr := MakeArray(String, "MAIL", "SHIP", "", "é", nil, "AIR", "MAILS")
+	ta := inputType(arr)
+	x := gpu.Col(0, ta)
+	cmp := func(op gpu.Op, s string) *gpu.Expr {
+		return pred(&gpu.StrFunc{Kind: gpu.StrCompare, Op: op, Pattern: s}, x)
+	}
+	got := project(t, dev, arrs(arr),
+		cmp(gpu.OpEq, "MAIL"), cmp(gpu.OpNe, "MAIL"), cmp(gpu.OpLt, "MAIL"),
+		cmp(gpu.OpLe, "MAIL"), cmp(gpu.OpGt, "MAIL"), cmp(gpu.OpGe, "MAIL"),
+		cmp(gpu.OpEq, ""), cmp(gpu.OpGt, "z"), cmp(gpu.OpEq, "NOPE"))
+	T, F, N := "true", "false", NullCell
+	expectRows(t, got, []string{
+		Row(T, F, F, T, F, T, F, F, F), // MAIL
+		Row(F, T, F, F, T, T, F, F, F), // SHIP
+		Row(F, T, T, T, F, F, T, F, F), // ""
+		Row(F, T, F, F, T, T, F, T, F), // é (0xC3 0xA9 sorts after ASCII)
+		Row(N, N, N, N, N, N, N, N, N),
+		Row(F, T, T, T, F, F, F, F, F), // AIR
+		Row(F, T, F, F, T, T, F, F, F), // MAILS
+	}, true)
+}
+
+func testStrLike(t *testing.T, dev gpu.Device) {
+	arr := MakeArray(String,
+		"forest green metallic",     // 0
+		"PROMO BRUSHED BRASS",       // 1
+		"special packages requests", // 2
+		"",                          // 3
+		"é",                         // 4
+		nil,                         // 5
+		"a_c",                       // 6
+		"abc",                       // 7
+		`a\b`,                       // 8
+		"MEDIUM POLISHED TIN",       // 9
+	)
+	x := gpu.Col(0, inputType(arr))
+	like := func(p string) *gpu.Expr { return pred(&gpu.StrFunc{Kind: gpu.StrLike, Pattern: p}, x) }
+	notLike := func(p string) *gpu.Expr {
+		return gpu.Call(gpu.OpNot, gpu.Type{Kind: gpu.Bool, Nullable: true}, like(p))
+	}
+	got := project(t, dev, arrs(arr),
+		like("%green%"), like("PROMO%"), like("%BRASS"), like("%special%requests%"),
+		like("_"), like("a_c"), like("%"), like(""), like(`a\b`), like("MEDIUM POLISHED%"),
+		notLike("%e%"), like("%x%x%"))
+	T, F, N := "true", "false", NullCell
+	expectRows(t, got, []string{
+		Row(T, F, F, F, F, F, T, F, F, F, F, F),
+		Row(F, T, T, F, F, F, T, F, F, F, T, F),
+		Row(F, F, F, T, F, F, T, F, F, F, F, F),
+		Row(F, F, F, F, F, F, T, T, F, F, T, F),
+		Row(F, F, F, F, T, F, T, F, F, F, T, F), // '_' is one code point
+		Row(N, N, N, N, N, N, N, N, N, N, N, N),
+		Row(F, F, F, F, F, T, T, F, F, F, T, F),
+		Row(F, F, F, F, F, T, T, F, F, F, T, F),
+		Row(F, F, F, F, F, F, T, F, T, F, T, F), // no escape character
+		Row(F, F, F, F, F, F, T, F, F, T, T, F),
+	}, true)
+}
+
+func testStrContains(t *testing.T, dev gpu.Device) {
+	arr := MakeArray(String, "Brand#12", "brand#12", "", nil, "déjà vu")
+	x := gpu.Col(0, inputType(arr))
+	f := func(k gpu.StrFuncKind, p string) *gpu.Expr { return pred(&gpu.StrFunc{Kind: k, Pattern: p}, x) }
+	got := project(t, dev, arrs(arr),
+		f(gpu.StrContains, "#1"), f(gpu.StrStartsWith, "Brand"), f(gpu.StrEndsWith, "12"),
+		f(gpu.StrContains, ""), f(gpu.StrContains, "jà"), f(gpu.StrEndsWith, "vu"))
+	T, F, N := "true", "false", NullCell
+	expectRows(t, got, []string{
+		Row(T, T, T, T, F, F),
+		Row(T, F, T, T, F, F),
+		Row(F, F, F, T, F, F),
+		Row(N, N, N, N, N, N),
+		Row(F, F, F, T, T, T),
+	}, true)
+}
+
+func testStrIn(t *testing.T, dev gpu.Device) {
+	arr := MakeArray(String, "MAIL", "SHIP", "AIR", nil, "", "TRUCK")
+	x := gpu.Col(0, inputType(arr))
+	in := func(list ...string) *gpu.Expr { return pred(&gpu.StrFunc{Kind: gpu.StrIn, List: list}, x) }
+	nb := gpu.Type{Kind: gpu.Bool, Nullable: true}
+	got := project(t, dev, arrs(arr),
+		in("MAIL", "SHIP"),
+		gpu.Call(gpu.OpNot, nb, in("MAIL", "SHIP")),
+		in("nothing", "at all"),
+		in("MAIL", "SHIP", "AIR", "", "TRUCK"),
+		in(""),
+		// IN with a null option: an OR with a null bool.
+		gpu.Call(gpu.OpOr, nb, in("AIR"), gpu.Const(nb, gpu.Value{Null: true})))
+	T, F, N := "true", "false", NullCell
+	expectRows(t, got, []string{
+		Row(T, F, F, T, F, N),
+		Row(T, F, F, T, F, N),
+		Row(F, T, F, T, F, T),
+		Row(N, N, N, N, N, N),
+		Row(F, T, F, T, T, N),
+		Row(F, T, F, T, F, N),
+	}, true)
+}
+
+func testStrSubstring(t *testing.T, dev gpu.Device) {
+	arr := MakeArray(String, "13-555-1", "hello", "héllo", "", nil, "31")
+	x := gpu.Col(0, inputType(arr))
+	nd := gpu.Type{Kind: gpu.Dict, Nullable: true}
+	sub := func(from, length int64, has bool) *gpu.Expr {
+		return gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrSubstring, From: from, Length: length, HasLength: has}, nd, x)
+	}
+	got := project(t, dev, arrs(arr),
+		sub(1, 2, true), sub(2, 2, true), sub(-2, 2, true), sub(0, 2, true), sub(3, -2, true),
+		sub(-3, 0, false), sub(2, 100, true), sub(-10, 12, true))
+	N := NullCell
+	expectRows(t, got, []string{
+		Row(S("13"), S("3-"), S("-1"), S("1"), S("13"), S("5-1"), S("3-555-1"), S("13-555-1")),
+		Row(S("he"), S("el"), S("lo"), S("h"), S("he"), S("llo"), S("ello"), S("hello")),
+		Row(S("hé"), S("él"), S("lo"), S("h"), S("hé"), S("llo"), S("éllo"), S("héllo")),
+		Row(S(""), S(""), S(""), S(""), S(""), S(""), S(""), S("")),
+		Row(N, N, N, N, N, N, N, N),
+		Row(S("31"), S("1"), S("31"), S("3"), S("31"), S("31"), S("1"), S("31")),
+	}, true)
+}
+
+// substring(phone, 1, 2) IN ('13', '31') as the filter, grouped by the
+// substring: Q22's shape. The predicate reads the substring's new
+// dictionary.
+func testStrSubstringGroupBy(t *testing.T, dev gpu.Device) {
+	phones := MakeArray(String, "13-111", "31-222", "13-333", "20-444", nil, "31-555", "13-666", "1")
+	bal := MakeArray(I64, 1, 2, 3, 4, 5, 6, 7, 8)
+	cols, types := table(t, dev, phones, bal)
+	defer ReleaseCols(cols)
+	nd := gpu.Type{Kind: gpu.Dict, Nullable: true}
+	cc := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrSubstring, From: 1, Length: 2, HasLength: true}, nd, gpu.Col(0, types[0]))
+	p := &gpu.Pipeline{
+		Inputs:  types,
+		Filter:  pred(&gpu.StrFunc{Kind: gpu.StrIn, List: []string{"13", "31"}}, cc),
+		Project: []*gpu.Expr{cc, gpu.Col(1, types[1])},
+		Sink:    gpu.SinkAggregate,
+		Keys:    []int{0},
+		Aggs: []gpu.Agg{
+			{Kind: gpu.AggCountStar, Type: TCount},
+			{Kind: gpu.AggSum, Arg: 1, Type: N(TDec128(38, 0))},
+		},
+	}
+	got := RunPipeline(t, dev, p, cols)
+	expectRows(t, got, []string{
+		Row(S("13"), "3", "11"),
+		Row(S("31"), "2", "8"),
+	}, false)
+}
+
+// A TPC-H-like filter mixing string tests with numbers, into a global
+// aggregate (Q14/Q19 shapes).
+func testStrFilterAggregate(t *testing.T, dev gpu.Device) {
+	mode := MakeArray(String, "MAIL", "SHIP", "AIR", "MAIL", "REG AIR", nil, "SHIP")
+	typ := MakeArray(String, "PROMO A", "PROMO B", "STD", "STD", "PROMO C", "PROMO D", "SMALL PROMO")
+	qty := MakeArray(I64, 1, 2, 3, 4, 5, 6, 7)
+	cols, types := table(t, dev, mode, typ, qty)
+	defer ReleaseCols(cols)
+	in := pred(&gpu.StrFunc{Kind: gpu.StrIn, List: []string{"AIR", "REG AIR", "MAIL"}}, gpu.Col(0, types[0]))
+	promo := pred(&gpu.StrFunc{Kind: gpu.StrStartsWith, Pattern: "PROMO"}, gpu.Col(1, types[1]))
+	q := gpu.Col(2, types[2])
+	p := &gpu.Pipeline{
+		Inputs:  types,
+		Filter:  in,
+		Project: []*gpu.Expr{gpu.Call(gpu.OpCase, TI64, promo, q, gpu.Const(TI64, gpu.Value{I64: 0})), q},
+		Sink:    gpu.SinkAggregate,
+		Aggs: []gpu.Agg{
+			{Kind: gpu.AggSum, Arg: 0, Type: N(TDec128(38, 0))},
+			{Kind: gpu.AggSum, Arg: 1, Type: N(TDec128(38, 0))},
+			{Kind: gpu.AggCountStar, Type: TCount},
+		},
+	}
+	got := RunPipeline(t, dev, p, cols)
+	// Rows 0 (MAIL, PROMO, 1), 2 (AIR, STD, 3), 3 (MAIL, STD, 4), 4 (REG AIR, PROMO, 5).
+	expectRows(t, got, []string{Row("6", "13", "4")}, true)
+}
+
+func testDateParts(t *testing.T, dev gpu.Device) {
+	arr := MakeArray(Date, "1995-03-15", "2000-02-29", "1970-01-01", "1969-12-31", nil,
+		"1600-03-01", "1998-12-31", "0001-01-01")
+	x := gpu.Col(0, inputType(arr))
+	ni := gpu.Type{Kind: gpu.Int64, Nullable: true}
+	got := project(t, dev, arrs(arr),
+		gpu.Call(gpu.OpYear, ni, x), gpu.Call(gpu.OpMonth, ni, x), gpu.Call(gpu.OpDay, ni, x))
+	N := NullCell
+	expectRows(t, got, []string{
+		Row("1995", "3", "15"),
+		Row("2000", "2", "29"),
+		Row("1970", "1", "1"),
+		Row("1969", "12", "31"),
+		Row(N, N, N),
+		Row("1600", "3", "1"),
+		Row("1998", "12", "31"),
+		Row("1", "1", "1"),
+	}, true)
+}

@@ -1,0 +1,295 @@
+package host
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// The join primitives (gpu/join.go states their semantics). The host
+// versions are written to be plainly right: a Go map from an encoding of
+// the whole key to the build rows that carry it.
+
+// HashJoin returns the (probe row, build row) pairs whose keys are equal,
+// in probe order and, for one probe row, in build order.
+func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsEqual []bool) (gpu.Column, gpu.Column, error) {
+	if err := d.checkOpen("hash join"); err != nil {
+		return nil, nil, err
+	}
+	if len(build) == 0 || len(build) != len(probe) {
+		return nil, nil, fmt.Errorf("hash join: %d build keys and %d probe keys (want the same number, at least one)", len(build), len(probe))
+	}
+	if nullsEqual != nil && len(nullsEqual) != len(build) {
+		return nil, nil, fmt.Errorf("hash join: %d nullsEqual flags for %d keys", len(nullsEqual), len(build))
+	}
+	bc, err := d.ownAll(build, "hash join: build key")
+	if err != nil {
+		return nil, nil, err
+	}
+	pc, err := d.ownAll(probe, "hash join: probe key")
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range bc {
+		bt, pt := bc[i].typ, pc[i].typ
+		if bt.Kind != pt.Kind || bt.Scale != pt.Scale {
+			return nil, nil, fmt.Errorf("hash join: key %d is %s on the build side and %s on the probe side (the engine must cast them to one type)", i, bt, pt)
+		}
+		if bt.Kind == gpu.Dict {
+			if _, err := sameDict(bc[i].dict, pc[i].dict); err != nil {
+				return nil, nil, fmt.Errorf("hash join: key %d: %w", i, err)
+			}
+		}
+	}
+	d.count(func(s *gpu.Stats) { s.KernelLaunches += 2 })
+	eqNull := func(i int) bool { return nullsEqual != nil && nullsEqual[i] }
+
+	table := make(map[string][]int32, bc[0].n)
+	var key []byte
+	for r := 0; r < bc[0].n; r++ {
+		var ok bool
+		if key, ok = encodeJoinKey(key[:0], bc, r, eqNull); ok {
+			table[string(key)] = append(table[string(key)], int32(r))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	var pIdx, bIdx []int64
+	for r := 0; r < pc[0].n; r++ {
+		var ok bool
+		if key, ok = encodeJoinKey(key[:0], pc, r, eqNull); !ok {
+			continue
+		}
+		for _, b := range table[string(key)] {
+			pIdx = append(pIdx, int64(r))
+			bIdx = append(bIdx, int64(b))
+		}
+		if r%(1<<16) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return d.indexColumn(pIdx), d.indexColumn(bIdx), nil
+}
+
+// encodeJoinKey appends row r's key to b; false when a key is null and nulls
+// do not match. Floats are normalized (one NaN, -0 as 0) so that equal
+// values encode equally.
+func encodeJoinKey(b []byte, cols []*column, r int, nullsEqual func(int) bool) ([]byte, bool) {
+	for i, c := range cols {
+		v := c.data
+		if !v.isValid(r) {
+			if !nullsEqual(i) {
+				return b, false
+			}
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1)
+		switch {
+		case v.i64 != nil:
+			b = binary.LittleEndian.AppendUint64(b, uint64(v.i64[r]))
+		case v.f64 != nil:
+			f := v.f64[r]
+			if math.IsNaN(f) {
+				f = math.NaN()
+			} else if f == 0 {
+				f = 0
+			}
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
+		default:
+			w := v.i128[r]
+			b = binary.LittleEndian.AppendUint64(b, w.lo)
+			b = binary.LittleEndian.AppendUint64(b, uint64(w.hi))
+		}
+	}
+	return b, true
+}
+
+// Gather builds columns from the rows idx holds.
+func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, padNulls bool) ([]gpu.Column, error) {
+	if err := d.checkOpen("gather"); err != nil {
+		return nil, err
+	}
+	ic, err := d.indexOf(idx, "gather")
+	if err != nil {
+		return nil, err
+	}
+	hc, err := d.ownAll(cols, "gather: column")
+	if err != nil {
+		return nil, err
+	}
+	d.count(func(s *gpu.Stats) { s.KernelLaunches++ })
+	out := make([]gpu.Column, len(hc))
+	for i, c := range hc {
+		rows := make([]int32, len(ic))
+		var valid []bool
+		if padNulls {
+			valid = make([]bool, len(ic))
+		}
+		for j, r := range ic {
+			switch {
+			case r >= 0 && int(r) < c.n:
+				rows[j] = int32(r)
+				if valid != nil {
+					valid[j] = c.data.isValid(int(r))
+				}
+			case r < 0 && padNulls:
+				// rows[j] = 0 reads a real row (when there is one), whose
+				// value is masked below.
+			default:
+				return nil, fmt.Errorf("gather: index %d at row %d outside column %d's %d rows", r, j, i, c.n)
+			}
+		}
+		var v *vec
+		if c.n == 0 {
+			// Every index is negative here: all nulls.
+			v = newVec(c.typ.Kind, len(ic), true)
+		} else {
+			v = c.data.gather(rows)
+		}
+		t := c.typ
+		if padNulls {
+			t.Nullable = true
+			v.valid = valid
+			for j, ok := range valid {
+				if !ok {
+					zeroAt(v, j)
+				}
+			}
+		}
+		out[i] = d.newColumn(t, len(ic), v, c.dict)
+	}
+	return out, nil
+}
+
+// Unmatched returns the rows of [0, n) that idx does not hold.
+func (d *Device) Unmatched(ctx context.Context, idx gpu.Column, n int) (gpu.Column, error) {
+	if err := d.checkOpen("unmatched"); err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("unmatched: negative row count %d", n)
+	}
+	ic, err := d.indexOf(idx, "unmatched")
+	if err != nil {
+		return nil, err
+	}
+	d.count(func(s *gpu.Stats) { s.KernelLaunches++ })
+	seen := make([]bool, n)
+	for j, r := range ic {
+		if r >= int64(n) {
+			return nil, fmt.Errorf("unmatched: index %d at row %d outside [0, %d)", r, j, n)
+		}
+		if r >= 0 {
+			seen[r] = true
+		}
+	}
+	var rows []int64
+	for r, s := range seen {
+		if !s {
+			rows = append(rows, int64(r))
+		}
+	}
+	return d.indexColumn(rows), nil
+}
+
+// Concat appends the parts' columns.
+func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column, error) {
+	if err := d.checkOpen("concat"); err != nil {
+		return nil, err
+	}
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("concat: no parts")
+	}
+	hp := make([][]*column, len(parts))
+	for k, p := range parts {
+		var err error
+		if hp[k], err = d.ownAll(p, fmt.Sprintf("concat: part %d column", k)); err != nil {
+			return nil, err
+		}
+		if len(p) != len(parts[0]) {
+			return nil, fmt.Errorf("concat: part %d has %d columns, part 0 has %d", k, len(p), len(parts[0]))
+		}
+	}
+	d.count(func(s *gpu.Stats) { s.KernelLaunches++ })
+	out := make([]gpu.Column, len(parts[0]))
+	for i := range parts[0] {
+		t := hp[0][i].typ
+		dict := hp[0][i].dict
+		total := 0
+		for k, p := range hp {
+			c := p[i]
+			if c.typ.Kind != t.Kind || c.typ.Scale != t.Scale {
+				return nil, fmt.Errorf("concat: column %d is %s in part %d and %s in part 0", i, c.typ, k, t)
+			}
+			if t.Kind == gpu.Dict {
+				var err error
+				if dict, err = sameDict(dict, c.dict); err != nil {
+					return nil, fmt.Errorf("concat: column %d: %w", i, err)
+				}
+			}
+			t.Nullable = t.Nullable || c.typ.Nullable
+			total += c.n
+		}
+		v := newVec(t.Kind, total, t.Nullable)
+		at := 0
+		for _, p := range hp {
+			c := p[i]
+			switch {
+			case v.i64 != nil:
+				copy(v.i64[at:], c.data.i64[:c.n])
+			case v.f64 != nil:
+				copy(v.f64[at:], c.data.f64[:c.n])
+			default:
+				copy(v.i128[at:], c.data.i128[:c.n])
+			}
+			if v.valid != nil {
+				for r := 0; r < c.n; r++ {
+					v.valid[at+r] = c.data.isValid(r)
+				}
+			}
+			at += c.n
+		}
+		out[i] = d.newColumn(t, total, v, dict)
+	}
+	return out, nil
+}
+
+func (d *Device) ownAll(cols []gpu.Column, what string) ([]*column, error) {
+	out := make([]*column, len(cols))
+	for i, c := range cols {
+		var err error
+		if out[i], err = d.own(c, fmt.Sprintf("%s %d", what, i)); err != nil {
+			return nil, err
+		}
+		if out[i].n != out[0].n {
+			return nil, fmt.Errorf("%s %d has %d rows, %s 0 has %d", what, i, out[i].n, what, out[0].n)
+		}
+	}
+	return out, nil
+}
+
+// indexOf checks that idx is a row-index column and returns its values.
+func (d *Device) indexOf(idx gpu.Column, what string) ([]int64, error) {
+	c, err := d.own(idx, what+": index column")
+	if err != nil {
+		return nil, err
+	}
+	if c.typ.Kind != gpu.JoinIndexType.Kind || c.typ.Nullable {
+		return nil, fmt.Errorf("%s: the index column is %s, want non-nullable %s", what, c.typ, gpu.JoinIndexType)
+	}
+	return c.data.i64[:c.n], nil
+}
+
+func (d *Device) indexColumn(rows []int64) *column {
+	if rows == nil {
+		rows = []int64{}
+	}
+	return d.newColumn(gpu.JoinIndexType, len(rows), &vec{i64: rows}, nil)
+}

@@ -1,0 +1,140 @@
+package host
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// strTab is a string operation evaluated over its argument's dictionary
+// (see gpu/strfunc.go): pred[code] for OpStrPred, codes[code] into dict for
+// OpStrMap.
+type strTab struct {
+	pred  []byte
+	codes []int32
+	dict  *array.String
+}
+
+// checkStr type-checks OpStrPred/OpStrMap and builds its table from the
+// argument's dictionary; it returns the result's dictionary.
+func (c *checker) checkStr(e *gpu.Expr, argDict *array.String) (*array.String, error) {
+	if len(e.Args) != 1 {
+		return nil, fmt.Errorf("ill-typed expression %s: %s takes 1 argument, got %d", e, e.Op, len(e.Args))
+	}
+	if e.Args[0].Type.Kind != gpu.Dict {
+		return nil, fmt.Errorf("ill-typed expression %s: argument is %s, not dict", e, e.Args[0].Type)
+	}
+	if err := e.Str.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", e, err)
+	}
+	if t, ok := c.tabs[e]; ok { // a node shared by two expressions
+		return t.dict, nil
+	}
+	t := &strTab{}
+	if e.Op == gpu.OpStrPred {
+		if e.Type.Kind != gpu.Bool || !e.Str.IsPredicate() {
+			return nil, fmt.Errorf("ill-typed expression %s: a string predicate gives bool", e)
+		}
+		p, err := e.Str.PredicateTable(argDict)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e, err)
+		}
+		t.pred = p
+	} else {
+		if e.Type.Kind != gpu.Dict || e.Str.IsPredicate() {
+			return nil, fmt.Errorf("ill-typed expression %s: a string function gives dict", e)
+		}
+		codes, dict, err := e.Str.MapTable(argDict)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e, err)
+		}
+		t.codes, t.dict = codes, dict
+	}
+	if c.tabs == nil {
+		c.tabs = map[*gpu.Expr]*strTab{}
+	}
+	c.tabs[e] = t
+	return t.dict, nil
+}
+
+// evalStr looks every valid code of x up in e's table.
+func evalStr(e *gpu.Expr, b *batch, x *vec) (*vec, error) {
+	t := b.tabs[e]
+	if t == nil {
+		return nil, fmt.Errorf("%s: no table (the expression was not checked)", e)
+	}
+	size := len(t.pred)
+	if e.Op == gpu.OpStrMap {
+		size = len(t.codes)
+	}
+	r := &vec{i64: make([]int64, b.n), valid: x.valid}
+	for i, code := range x.i64[:b.n] {
+		if !x.isValid(i) {
+			continue
+		}
+		if code < 0 || code >= int64(size) {
+			return nil, fmt.Errorf("%s: code %d outside its dictionary of %d strings", e, code, size)
+		}
+		if e.Op == gpu.OpStrPred {
+			r.i64[i] = int64(t.pred[code])
+		} else {
+			r.i64[i] = int64(t.codes[code])
+		}
+	}
+	return r, nil
+}
+
+// checkDatePart type-checks OpYear/OpMonth/OpDay.
+func checkDatePart(e *gpu.Expr) error {
+	if len(e.Args) != 1 || e.Args[0].Type.Kind != gpu.Date32 || e.Type.Kind != gpu.Int64 {
+		return fmt.Errorf("ill-typed expression %s: %s takes a date32 and gives int64", e, e.Op)
+	}
+	return nil
+}
+
+// evalDatePart extracts a calendar field of each valid date.
+func evalDatePart(e *gpu.Expr, n int, x *vec) *vec {
+	r := &vec{i64: make([]int64, n), valid: x.valid}
+	for i, d := range x.i64[:n] {
+		if !x.isValid(i) {
+			continue
+		}
+		y, m, day := civil(d)
+		switch e.Op {
+		case gpu.OpYear:
+			r.i64[i] = y
+		case gpu.OpMonth:
+			r.i64[i] = m
+		case gpu.OpDay:
+			r.i64[i] = day
+		}
+	}
+	return r
+}
+
+// civil converts days since 1970-01-01 to a proleptic Gregorian date
+// (H. Hinnant's civil_from_days, exact for every int32 day).
+func civil(days int64) (y, m, d int64) {
+	z := days + 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era-- // floor division
+	}
+	doe := z - era*146097                                  // [0, 146096]
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // [0, 399]
+	y = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100) // [0, 365]
+	mp := (5*doy + 2) / 153                  // [0, 11]
+	d = doy - (153*mp+2)/5 + 1               // [1, 31]
+	if mp < 10 {
+		m = mp + 3
+	} else {
+		m = mp - 9
+	}
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
+}

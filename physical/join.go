@@ -1,0 +1,299 @@
+package physical
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// JoinType is the semantics of a Join. Left is the probe side (the side
+// the outer, semi, anti and single types are about), Right the build side.
+type JoinType uint8
+
+const (
+	JoinInner JoinType = iota + 1
+	JoinLeft           // every left row, right columns null where none matched
+	JoinRight          // every right row, left columns null where none matched
+	JoinFull           // both
+	JoinSemi           // left rows with at least one match; left columns only
+	JoinAnti           // left rows without a match; left columns only
+	// JoinSingle is JoinLeft where a left row may match at most one right
+	// row (a scalar subquery); more is an error, as in DuckDB.
+	JoinSingle
+)
+
+var joinTypeNames = map[JoinType]string{
+	JoinInner: "inner", JoinLeft: "left", JoinRight: "right", JoinFull: "full",
+	JoinSemi: "semi", JoinAnti: "anti", JoinSingle: "single",
+}
+
+func (t JoinType) String() string { return joinTypeNames[t] }
+
+// ErrSubqueryRows is DuckDB's error for a scalar subquery that returned
+// more than one row; the engine reports it as the query's error.
+var ErrSubqueryRows = fmt.Errorf("More than one row returned by a subquery used as an expression - scalar subqueries can only return a single row")
+
+// Join matches the rows of Left and Right whose key columns are equal (all
+// of them; a null key matches only where NullsEqual says so) and for which
+// Residual, over Left's columns followed by Right's, is true. With no keys
+// every pair of rows is a candidate (a cross product, for small inputs).
+// The output is Left's columns then Right's (Left's only for semi and
+// anti), nullable on the side a join pads.
+type Join struct {
+	Left, Right         Node
+	Type                JoinType
+	LeftKeys, RightKeys []int
+	NullsEqual          []bool
+	Residual            *gpu.Expr
+}
+
+func (j *Join) Children() []Node { return []Node{j.Left, j.Right} }
+
+func (j *Join) OutputTypes() []gpu.Type {
+	lt, rt := j.Left.OutputTypes(), j.Right.OutputTypes()
+	if j.Type == JoinSemi || j.Type == JoinAnti {
+		return lt
+	}
+	out := make([]gpu.Type, 0, len(lt)+len(rt))
+	for _, t := range lt {
+		out = append(out, t.WithNullable(t.Nullable || j.Type == JoinRight || j.Type == JoinFull))
+	}
+	for _, t := range rt {
+		out = append(out, t.WithNullable(t.Nullable || j.Type == JoinLeft || j.Type == JoinFull || j.Type == JoinSingle))
+	}
+	return out
+}
+
+func (j *Join) Describe() string {
+	var keys []string
+	for i := range j.LeftKeys {
+		op := "="
+		if j.NullsEqual != nil && j.NullsEqual[i] {
+			op = "<=>"
+		}
+		keys = append(keys, fmt.Sprintf("L#%d %s R#%d", j.LeftKeys[i], op, j.RightKeys[i]))
+	}
+	d := "HashJoin " + j.Type.String() + " [" + strings.Join(keys, ", ") + "]"
+	if len(j.LeftKeys) == 0 {
+		d = "CrossJoin " + j.Type.String()
+	}
+	if j.Residual != nil {
+		d += " where " + j.Residual.String()
+	}
+	return d
+}
+
+// MaxCrossPairs bounds the candidate pairs of a join without equal keys:
+// they are listed on the host and uploaded, which suits the small inputs
+// such plans have (a scalar subquery's one row) and nothing larger.
+const MaxCrossPairs = 1 << 24
+
+// join runs j over its inputs' columns.
+func (r *run) join(ctx context.Context, j *Join, left, right []gpu.Column) ([]gpu.Column, error) {
+	dev := r.x.Dev
+	nl, nr := rowCount(left), rowCount(right)
+	p, b, err := r.candidates(ctx, j, left, right, nl, nr)
+	if err != nil {
+		return nil, err
+	}
+	if j.Residual != nil {
+		if p, b, err = r.residual(ctx, j, left, right, p, b); err != nil {
+			return nil, err
+		}
+	}
+	switch j.Type {
+	case JoinSemi, JoinAnti:
+		rows, err := dev.Unmatched(ctx, p, nl)
+		if err != nil {
+			return nil, err
+		}
+		r.keep([]gpu.Column{rows})
+		if j.Type == JoinSemi {
+			if rows, err = dev.Unmatched(ctx, rows, nl); err != nil {
+				return nil, err
+			}
+			r.keep([]gpu.Column{rows})
+		}
+		return r.gather(ctx, left, rows, false)
+	case JoinLeft, JoinSingle, JoinFull:
+		lost, err := dev.Unmatched(ctx, p, nl)
+		if err != nil {
+			return nil, err
+		}
+		r.keep([]gpu.Column{lost})
+		if j.Type == JoinSingle && p.Len() > nl-lost.Len() {
+			return nil, ErrSubqueryRows
+		}
+		if p, b, err = r.pad(ctx, p, b, lost); err != nil {
+			return nil, err
+		}
+	}
+	if j.Type == JoinRight || j.Type == JoinFull {
+		lost, err := dev.Unmatched(ctx, b, nr)
+		if err != nil {
+			return nil, err
+		}
+		r.keep([]gpu.Column{lost})
+		if b, p, err = r.pad(ctx, b, p, lost); err != nil {
+			return nil, err
+		}
+	}
+	padLeft := j.Type == JoinRight || j.Type == JoinFull
+	padRight := j.Type == JoinLeft || j.Type == JoinFull || j.Type == JoinSingle
+	lc, err := r.gather(ctx, left, p, padLeft)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := r.gather(ctx, right, b, padRight)
+	if err != nil {
+		return nil, err
+	}
+	return append(lc, rc...), nil
+}
+
+// candidates returns the pairs of rows with equal keys, or every pair.
+func (r *run) candidates(ctx context.Context, j *Join, left, right []gpu.Column, nl, nr int) (p, b gpu.Column, err error) {
+	if len(j.LeftKeys) == 0 {
+		return r.crossPairs(ctx, nl, nr)
+	}
+	lk, rk := pick(left, j.LeftKeys), pick(right, j.RightKeys)
+	p, b, err = r.x.Dev.HashJoin(ctx, rk, lk, j.NullsEqual)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.keep([]gpu.Column{p, b})
+	return p, b, nil
+}
+
+func (r *run) crossPairs(ctx context.Context, nl, nr int) (gpu.Column, gpu.Column, error) {
+	if int64(nl)*int64(nr) > MaxCrossPairs {
+		return nil, nil, fmt.Errorf("a join without equal keys over %d x %d rows (more than %d pairs): %w", nl, nr, MaxCrossPairs, gpu.ErrUnsupported)
+	}
+	pb := array.NewInt32Builder(memory.DefaultAllocator)
+	bb := array.NewInt32Builder(memory.DefaultAllocator)
+	defer pb.Release()
+	defer bb.Release()
+	for i := 0; i < nl; i++ {
+		for k := 0; k < nr; k++ {
+			pb.Append(int32(i))
+			bb.Append(int32(k))
+		}
+	}
+	var cols [2]gpu.Column
+	for i, bld := range []*array.Int32Builder{pb, bb} {
+		arr := bld.NewArray()
+		c, err := r.x.Dev.Upload(ctx, arr)
+		arr.Release()
+		if err != nil {
+			return nil, nil, err
+		}
+		cols[i] = c
+		r.keep([]gpu.Column{c})
+	}
+	return cols[0], cols[1], nil
+}
+
+// residual keeps the pairs for which j.Residual holds: the columns it
+// reads are gathered for every pair and one pipeline filters the pairs.
+func (r *run) residual(ctx context.Context, j *Join, left, right []gpu.Column, p, b gpu.Column) (gpu.Column, gpu.Column, error) {
+	nlc := len(left)
+	used := map[int]bool{}
+	gpu.MarkColumns(j.Residual, used)
+	inputs := []gpu.Column{p, b}
+	types := []gpu.Type{gpu.JoinIndexType, gpu.JoinIndexType}
+	remap := map[int]int{}
+	for _, side := range []struct {
+		cols []gpu.Column
+		idx  gpu.Column
+		base int
+	}{{left, p, 0}, {right, b, nlc}} {
+		var cols []gpu.Column
+		var at []int
+		for i := range side.cols {
+			if used[side.base+i] {
+				cols = append(cols, side.cols[i])
+				at = append(at, side.base+i)
+			}
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		g, err := r.gather(ctx, cols, side.idx, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, c := range g {
+			remap[at[k]] = len(inputs)
+			inputs = append(inputs, c)
+			types = append(types, c.Type())
+		}
+	}
+	pipe := &gpu.Pipeline{
+		Inputs:  types,
+		Filter:  gpu.Renumbered(j.Residual, remap),
+		Project: []*gpu.Expr{gpu.Col(0, gpu.JoinIndexType), gpu.Col(1, gpu.JoinIndexType)},
+		Sink:    gpu.SinkMaterialize,
+	}
+	out, err := r.x.Dev.Run(ctx, pipe, inputs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("join condition %s: %w", j.Residual, err)
+	}
+	r.keep(out)
+	return out[0], out[1], nil
+}
+
+// pad appends the rows lost (unmatched on one side) to that side's index
+// column, and as many "no row" indexes to the other side's.
+func (r *run) pad(ctx context.Context, same, other, lost gpu.Column) (gpu.Column, gpu.Column, error) {
+	if lost.Len() == 0 {
+		return same, other, nil
+	}
+	none, err := r.x.Dev.Run(ctx, &gpu.Pipeline{
+		Inputs:  []gpu.Type{gpu.JoinIndexType},
+		Project: []*gpu.Expr{gpu.Const(gpu.JoinIndexType, gpu.Value{I64: -1})},
+		Sink:    gpu.SinkMaterialize,
+	}, []gpu.Column{lost})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.keep(none)
+	out, err := r.x.Dev.Concat(ctx, [][]gpu.Column{{same, other}, {lost, none[0]}})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.keep(out)
+	return out[0], out[1], nil
+}
+
+func (r *run) gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, padNulls bool) ([]gpu.Column, error) {
+	if len(cols) == 0 {
+		return nil, nil
+	}
+	out, err := r.x.Dev.Gather(ctx, cols, idx, padNulls)
+	if err != nil {
+		return nil, err
+	}
+	return r.keep(out), nil
+}
+
+func pick(cols []gpu.Column, idx []int) []gpu.Column {
+	out := make([]gpu.Column, len(idx))
+	for i, k := range idx {
+		out[i] = cols[k]
+	}
+	return out
+}
+
+// rowCount is the length of a node's output. A node always has at least
+// one column: translate keeps one where a plan reads none.
+func rowCount(cols []gpu.Column) int {
+	if len(cols) == 0 {
+		return 0
+	}
+	return cols[0].Len()
+}

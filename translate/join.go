@@ -1,0 +1,247 @@
+package translate
+
+import (
+	"fmt"
+
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/physical"
+	"github.com/rigel-db/rigel/substrait"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+)
+
+var joinTypes = map[plan.JoinType]physical.JoinType{
+	plan.JoinTypeInner:      physical.JoinInner,
+	plan.JoinTypeOuter:      physical.JoinFull,
+	plan.JoinTypeLeft:       physical.JoinLeft,
+	plan.JoinTypeRight:      physical.JoinRight,
+	plan.JoinTypeLeftSemi:   physical.JoinSemi,
+	plan.JoinTypeLeftAnti:   physical.JoinAnti,
+	plan.JoinTypeLeftSingle: physical.JoinSingle,
+}
+
+// join translates a JoinRel: the conjuncts of its condition that equate an
+// expression of the left input with one of the right become hash keys
+// (computed as extra columns of each input), the rest a residual condition
+// over the pairs; a post-join filter becomes a filter over the output.
+func (t *translator) join(r *plan.JoinRel) (*stream, error) {
+	jt, ok := joinTypes[r.Type()]
+	if !ok {
+		return nil, unsupported(fmt.Sprintf("JoinRel of type %s", r.Type()))
+	}
+	out, err := t.joinInputs(r.Left(), r.Right(), jt, r.Expr())
+	if err != nil {
+		return nil, err
+	}
+	post := r.PostJoinFilter()
+	if post == nil || isTrue(post) {
+		return out, nil
+	}
+	cond, err := exprConv{out.exprs}.convert(post)
+	if err != nil {
+		return nil, fmt.Errorf("JoinRel post-join filter: %w", err)
+	}
+	out.filter = and(out.filter, cond)
+	return out, nil
+}
+
+// cross translates a CrossRel: an inner join without keys.
+func (t *translator) cross(r *plan.CrossRel) (*stream, error) {
+	return t.joinInputs(r.Left(), r.Right(), physical.JoinInner, nil)
+}
+
+func isTrue(e expr.Expression) bool {
+	l, ok := e.(*expr.PrimitiveLiteral[bool])
+	return ok && l.Value
+}
+
+func (t *translator) joinInputs(lr, rr plan.Rel, jt physical.JoinType, condition expr.Expression) (*stream, error) {
+	left, err := t.rel(lr)
+	if err != nil {
+		return nil, err
+	}
+	right, err := t.rel(rr)
+	if err != nil {
+		return nil, err
+	}
+	if left, err = t.unsliced(left); err != nil {
+		return nil, err
+	}
+	if right, err = t.unsliced(right); err != nil {
+		return nil, err
+	}
+	nl, nr := len(left.exprs), len(right.exprs)
+
+	// The condition is converted over placeholder columns: 0..nl-1 stand
+	// for the left input's columns, nl.. for the right's. Each conjunct is
+	// then sorted by the sides it reads.
+	joined := make([]*gpu.Expr, 0, nl+nr)
+	for i, e := range left.exprs {
+		joined = append(joined, gpu.Col(i, e.Type))
+	}
+	for i, e := range right.exprs {
+		joined = append(joined, gpu.Col(nl+i, e.Type))
+	}
+	j := &physical.Join{Type: jt}
+	var residual []*gpu.Expr
+	var lkeys, rkeys []*gpu.Expr
+	for _, c := range conjuncts(condition) {
+		lk, rk, nullsEqual, isKey, err := joinKey(c, joined, nl)
+		if err != nil {
+			return nil, fmt.Errorf("JoinRel condition: %w", err)
+		}
+		if isKey {
+			lkeys = append(lkeys, substitute(lk, left.exprs, 0))
+			rkeys = append(rkeys, substitute(rk, right.exprs, nl))
+			j.NullsEqual = append(j.NullsEqual, nullsEqual)
+			continue
+		}
+		g, err := exprConv{joined}.convert(c)
+		if err != nil {
+			return nil, fmt.Errorf("JoinRel condition: %w", err)
+		}
+		residual = append(residual, g)
+	}
+	j.LeftKeys = keyColumns(left, lkeys)
+	j.RightKeys = keyColumns(right, rkeys)
+
+	// The residual reads the join's own output: left columns (with the
+	// added key columns) then right columns.
+	nlx := len(left.exprs)
+	shift := map[int]int{}
+	for i := range nl {
+		shift[i] = i
+	}
+	for i := range nr {
+		shift[nl+i] = nlx + i
+	}
+	for _, g := range residual {
+		j.Residual = and(j.Residual, gpu.Renumbered(g, shift))
+	}
+	if j.Left, err = t.materialize(left); err != nil {
+		return nil, err
+	}
+	if j.Right, err = t.materialize(right); err != nil {
+		return nil, err
+	}
+	out := identity(j)
+	keep := out.exprs[:nl:nl]
+	if jt != physical.JoinSemi && jt != physical.JoinAnti {
+		keep = append(keep, out.exprs[nlx:nlx+nr]...)
+	}
+	out.exprs = keep
+	return out, nil
+}
+
+// conjuncts splits a condition at its top-level ANDs.
+func conjuncts(e expr.Expression) []expr.Expression {
+	if e == nil || isTrue(e) {
+		return nil
+	}
+	if f, ok := e.(*expr.ScalarFunction); ok {
+		if fn, err := substrait.Resolve(f.ID()); err == nil && fn == substrait.FnAnd {
+			var out []expr.Expression
+			for i := range f.NArgs() {
+				a, ok := f.Arg(i).(expr.Expression)
+				if !ok {
+					return []expr.Expression{e}
+				}
+				out = append(out, conjuncts(a)...)
+			}
+			return out
+		}
+	}
+	return []expr.Expression{e}
+}
+
+// joinKey reports whether c equates (= or IS NOT DISTINCT FROM) an
+// expression of the left side with one of the right, returning both over
+// the placeholder columns, cast to the type they compare in.
+func joinKey(c expr.Expression, joined []*gpu.Expr, nl int) (l, r *gpu.Expr, nullsEqual, ok bool, err error) {
+	f, isFn := c.(*expr.ScalarFunction)
+	if !isFn || f.NArgs() != 2 {
+		return nil, nil, false, false, nil
+	}
+	fn, err := substrait.Resolve(f.ID())
+	if err != nil || (fn != substrait.FnEqual && fn != substrait.FnIsNotDistinctFrom) {
+		return nil, nil, false, false, nil
+	}
+	var args [2]*gpu.Expr
+	for i := range args {
+		a, isExpr := f.Arg(i).(expr.Expression)
+		if !isExpr {
+			return nil, nil, false, false, nil
+		}
+		if args[i], err = (exprConv{joined}).convert(a); err != nil {
+			return nil, nil, false, false, err
+		}
+	}
+	sa, sb := sides(args[0], nl), sides(args[1], nl)
+	switch {
+	case sa == sideLeft && sb == sideRight:
+	case sa == sideRight && sb == sideLeft:
+		args[0], args[1] = args[1], args[0]
+	default:
+		return nil, nil, false, false, nil
+	}
+	ct, err := commonType(args[0].Type, args[1].Type)
+	if err != nil {
+		return nil, nil, false, false, err
+	}
+	if args[0], err = cast(args[0], ct.WithNullable(args[0].Type.Nullable)); err != nil {
+		return nil, nil, false, false, err
+	}
+	if args[1], err = cast(args[1], ct.WithNullable(args[1].Type.Nullable)); err != nil {
+		return nil, nil, false, false, err
+	}
+	return args[0], args[1], fn == substrait.FnIsNotDistinctFrom, true, nil
+}
+
+type side uint8
+
+const (
+	sideNone side = iota
+	sideLeft
+	sideRight
+	sideBoth
+)
+
+// sides says which inputs an expression over the placeholder columns reads.
+func sides(e *gpu.Expr, nl int) side {
+	if e.Op == gpu.OpCol {
+		if e.Col < nl {
+			return sideLeft
+		}
+		return sideRight
+	}
+	s := sideNone
+	for _, a := range e.Args {
+		s |= sides(a, nl)
+	}
+	return s
+}
+
+// substitute replaces placeholder column base+i by exprs[i].
+func substitute(e *gpu.Expr, exprs []*gpu.Expr, base int) *gpu.Expr {
+	return gpu.ReplaceColumns(e, func(c *gpu.Expr) *gpu.Expr { return exprs[c.Col-base] })
+}
+
+// keyColumns finds each key among the stream's columns, appending those
+// that are computed, and returns their positions.
+func keyColumns(s *stream, keys []*gpu.Expr) []int {
+	out := make([]int, len(keys))
+	for k, key := range keys {
+		out[k] = -1
+		for i, e := range s.exprs {
+			if e == key {
+				out[k] = i
+				break
+			}
+		}
+		if out[k] < 0 {
+			out[k] = len(s.exprs)
+			s.exprs = append(s.exprs, key)
+		}
+	}
+	return out
+}
