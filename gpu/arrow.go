@@ -1,9 +1,9 @@
 package gpu
 
 import (
-	"bytes"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -84,7 +84,7 @@ type Dictionary struct {
 // MaxDictionary is the largest number of distinct strings a column may have
 // to be uploaded. Beyond it Upload reports ErrUnsupported: strings in plain
 // Arrow layout on the device come with a later version.
-const MaxDictionary = 1 << 20
+const MaxDictionary = 1 << 28
 
 // stringValues abstracts utf8, large utf8 and string view arrays.
 type stringValues interface {
@@ -132,9 +132,8 @@ func EncodeDictionary(arr arrow.Array) (*Dictionary, error) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.Slice(order, func(a, b int) bool {
-		return bytes.Compare([]byte(distinct[order[a]]), []byte(distinct[order[b]])) < 0
-	})
+	// Go compares strings by bytes, without converting them.
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(distinct[a], distinct[b]) })
 	remap := make([]int32, len(distinct))
 	b := array.NewStringBuilder(memory.DefaultAllocator)
 	defer b.Release()

@@ -157,7 +157,7 @@ func (f *StrFunc) Apply(s string) string {
 }
 
 // PredicateTable evaluates predicate f on every entry of dict: table[code]
-// is 1 where it holds, else 0.
+// is 1 where it holds, else 0. The table may be shared: callers only read it.
 func (f *StrFunc) PredicateTable(dict *array.String) ([]byte, error) {
 	if err := f.Check(); err != nil {
 		return nil, err
@@ -165,6 +165,15 @@ func (f *StrFunc) PredicateTable(dict *array.String) ([]byte, error) {
 	if !f.IsPredicate() {
 		return nil, fmt.Errorf("%s is not a predicate", f)
 	}
+	if e, ok := cachedTable(dict, f); ok {
+		return e.pred, nil
+	}
+	out := f.predicateTable(dict)
+	storeTable(dict, f, &strTableEntry{pred: out})
+	return out, nil
+}
+
+func (f *StrFunc) predicateTable(dict *array.String) []byte {
 	n := 0
 	if dict != nil {
 		n = dict.Len()
@@ -180,19 +189,20 @@ func (f *StrFunc) PredicateTable(dict *array.String) ([]byte, error) {
 				out[i] = 1
 			}
 		}
-		return out, nil
+		return out
 	}
 	for i := 0; i < n; i++ {
 		if f.Match(dict.Value(i)) {
 			out[i] = 1
 		}
 	}
-	return out, nil
+	return out
 }
 
 // MapTable applies string function f to every entry of dict and returns,
 // per code, the code of the result in out, a new dictionary sorted by bytes
-// without duplicates (like every Dict dictionary). The caller releases out.
+// without duplicates (like every Dict dictionary). The caller releases out
+// and only reads codes, which may be shared.
 func (f *StrFunc) MapTable(dict *array.String) (codes []int32, out *array.String, err error) {
 	if err := f.Check(); err != nil {
 		return nil, nil, err
@@ -200,6 +210,15 @@ func (f *StrFunc) MapTable(dict *array.String) (codes []int32, out *array.String
 	if f.IsPredicate() {
 		return nil, nil, fmt.Errorf("%s is a predicate, not a string function", f)
 	}
+	if e, ok := cachedTable(dict, f); ok {
+		return e.codes, e.out, nil
+	}
+	codes, out = f.mapTable(dict)
+	storeTable(dict, f, &strTableEntry{codes: codes, out: out})
+	return codes, out, nil
+}
+
+func (f *StrFunc) mapTable(dict *array.String) (codes []int32, out *array.String) {
 	n := 0
 	if dict != nil {
 		n = dict.Len()
@@ -229,7 +248,7 @@ func (f *StrFunc) MapTable(dict *array.String) (codes []int32, out *array.String
 	for i, s := range results {
 		codes[i] = index[s]
 	}
-	return codes, b.NewStringArray(), nil
+	return codes, b.NewStringArray()
 }
 
 // Like reports whether s matches the SQL LIKE pattern p: '%' matches any

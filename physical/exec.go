@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"os"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -154,9 +155,18 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 		}
 	}
 	start := time.Now()
-	defer func() { r.st.OpNanos[opKind(n)] += time.Since(start).Nanoseconds() }()
-	return r.self(ctx, n, ins)
+	out, err := r.self(ctx, n, ins)
+	own := time.Since(start)
+	r.st.OpNanos[opKind(n)] += own.Nanoseconds()
+	if traceNodes && err == nil {
+		fmt.Fprintf(os.Stderr, "rigel trace: %9.3f ms %9d rows  %s\n", float64(own.Microseconds())/1000, rowCount(out), n.Describe())
+	}
+	return out, err
 }
+
+// traceNodes (RIGEL_TRACE=1) prints every node's own time and output rows
+// as it finishes, children first.
+var traceNodes = os.Getenv("RIGEL_TRACE") == "1"
 
 // self runs one node over its inputs' columns.
 func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Column, error) {

@@ -2,7 +2,8 @@
 # Runs rigel's GPU checks on a machine with a GPU and no Go: the CUDA device
 # tests, TPC-H end to end against DuckDB at SF1, and the benchmark at SF1 and
 # SF10. Logs go to $OUT (or ./out); a short table is printed last.
-# Usage: run.sh [all|tests|bench|serve|sanitize]   (from the bundle folder)
+# Usage: run.sh [all|gen|tests|bench|serve|sanitize]   (from the bundle folder)
+#   gen: only the SF1 and SF10 databases (kept while the machine is warm)
 #   serve: the Flight SQL server on loopback answering TPC-H SF1 through the
 #          GPU, 1 client and 16 at once (rigel bench serve); SF10 Q1/Q6 too
 #          with RIGEL_SERVE_SF10=1
@@ -12,7 +13,9 @@ cd "$(dirname "$0")"
 what=${1:-all}
 out=${OUT:-$PWD/out}
 mkdir -p "$out"
-data=${RIGEL_DATA_DIR:-/tmp/rigel-data}
+# Outside the bundle folder, which each device call replaces, so that a
+# warm machine keeps the generated databases between calls.
+data=${RIGEL_DATA_DIR:-$PWD/../.device-data}
 mkdir -p "$data"
 for f in *.xz; do [ -e "$f" ] && xz -d -f -T0 "$f"; done
 chmod +x rigel *.test tpchgen-cli 2>/dev/null
@@ -27,6 +30,10 @@ step() { # name, command...
   return $rc
 }
 ./rigel doctor | tee "$out/doctor.log"
+if [ "$what" = gen ]; then
+  [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
+  [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
+fi
 if [ "$what" = all ] || [ "$what" = tests ]; then
   step cuda-tests ./cuda.test -test.v -test.count=1
   grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/cuda-tests.log" | tail -20
@@ -35,10 +42,15 @@ if [ "$what" = all ] || [ "$what" = tests ]; then
   grep -E '^\s*--- (FAIL|PASS)|^(FAIL|ok|PASS)' "$out/tpch-sf1-cuda.log" | tail -30
 fi
 if [ "$what" = all ] || [ "$what" = bench ]; then
-  [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
-  step bench-sf1 ./rigel bench tpch --db "$data/tpch-sf1.duckdb" --device cuda --queries 1,6 --runs 5 --out "$out/bench-sf1.md"
+  # RIGEL_BENCH_QUERIES picks the queries (default all 22); SF1 only with
+  # RIGEL_BENCH_SF1=1.
+  bq=${RIGEL_BENCH_QUERIES:-all}
+  if [ "${RIGEL_BENCH_SF1:-0}" = 1 ]; then
+    [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
+    step bench-sf1 ./rigel bench tpch --db "$data/tpch-sf1.duckdb" --device cuda --queries "$bq" --runs 5 --out "$out/bench-sf1.md"
+  fi
   [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
-  step bench-sf10 ./rigel bench tpch --db "$data/tpch-sf10.duckdb" --device cuda --queries 1,6 --runs 5 --out "$out/bench-sf10.md"
+  step bench-sf10 ./rigel bench tpch --db "$data/tpch-sf10.duckdb" --device cuda --queries "$bq" --runs 5 --out "$out/bench-sf10.md"
   cat "$out/bench-sf1.md" "$out/bench-sf10.md" 2>/dev/null
 fi
 if [ "$what" = serve ]; then

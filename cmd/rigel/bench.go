@@ -65,12 +65,16 @@ func cmdBench(ctx context.Context, args []string) error {
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprint(os.Stderr, b.String())
 	flushed := b.Len()
+	failed := 0
 	for _, n := range nums {
 		q, _ := tpch.Query(n)
 		fmt.Fprintf(os.Stderr, "rigel: bench Q%d\n", n)
 		row, err := benchQuery(ctx, eng, q, *runs, bandwidth)
 		if err != nil {
-			return fmt.Errorf("Q%d: %w", n, err)
+			// One query's failure is reported in its row; the others
+			// still run, so that a long benchmark is not lost to one.
+			failed++
+			row = "| error |" + strings.Repeat(" |", 11) + " " + strings.ReplaceAll(err.Error(), "|", "/") + " |"
 		}
 		fmt.Fprintf(&b, "| Q%d %s\n", n, row)
 		fmt.Fprint(os.Stderr, b.String()[flushed:])
@@ -78,7 +82,12 @@ func cmdBench(ctx context.Context, args []string) error {
 	}
 	fmt.Print(b.String())
 	if *out != "" {
-		return os.WriteFile(*out, []byte(b.String()), 0o644)
+		if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d queries failed (see their rows)", failed, len(nums))
 	}
 	return nil
 }

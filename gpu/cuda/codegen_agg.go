@@ -265,6 +265,12 @@ func aggregateSource(ap *aggPlan) (string, error) {
 		fmt.Fprintf(&b, "  const uint64_t cap = A.a[%d], maxFill = A.a[%d];\n", S+4, S+5)
 	}
 	b.WriteString("  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {\n")
+	if ap.strat == stratHash {
+		// Once the table is too full every thread stops: the host grows it
+		// and runs again, and inserting on into a full table would make
+		// each probe walk the whole table.
+		b.WriteString("    if (((volatile uint32_t *)fill)[0] >= maxFill) break;\n")
+	}
 	g := newExprGen(p, &b, "    ")
 	if err := rowFilter(g); err != nil {
 		return "", err

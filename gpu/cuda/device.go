@@ -12,9 +12,11 @@ import "C"
 import (
 	_ "embed"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -325,13 +327,27 @@ func (d *Device) timedLaunch(m *module, name string, grid, block, shmem int, arg
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	if err := d.cx.launch(f, grid, block, shmem, d.stream, args, name); err != nil {
 		d.freeTimers = append(d.freeTimers, timer)
 		return err
 	}
 	d.st.launches.Add(1)
+	if traceKernels {
+		// Tracing serializes the stream: each kernel's own time, for
+		// finding the slow one, never for benchmarks.
+		err := d.cx.sync(d.stream, name)
+		fmt.Fprintf(os.Stderr, "rigel trace: kernel %-24s grid %6d x %4d  %9.3f ms\n", name, grid, block, float64(time.Since(start).Microseconds())/1000)
+		if err != nil {
+			d.freeTimers = append(d.freeTimers, timer)
+			return err
+		}
+	}
 	return d.timerStop(timer)
 }
+
+// traceKernels (RIGEL_TRACE=1) prints every kernel launch with its time.
+var traceKernels = os.Getenv("RIGEL_TRACE") == "1"
 
 // gridFor picks a grid-stride grid: enough blocks to fill every SM a few
 // times over, fewer for small inputs.

@@ -34,11 +34,24 @@ func sortKind(k gpu.Kind) uint64 {
 	return 0
 }
 
+// Top-k (ORDER BY ... LIMIT k with k <= maxTopK) over more than
+// topKThreshold rows: each tile of topKTile rows keeps its best k
+// (rg_topk_block), tile after tile until few rows are left, and the rank
+// sort orders those survivors.
+const (
+	topKTile      = 2048 // RG_TOPK_TILE
+	maxTopK       = 256
+	topKThreshold = 16384
+)
+
 // Sort orders the columns by keys (stable) with a rank kernel and gathers
 // every column into new ones; limit > 0 keeps the first limit rows.
 func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if limit > 0 && limit <= maxTopK && len(in) > 0 && in[0].Len() > topKThreshold {
+		return d.topK(ctx, in, keys, limit)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -67,21 +80,11 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 	if limit < 0 {
 		return nil, fmt.Errorf("sort: negative limit %d", limit)
 	}
-	args := []uint64{uint64(n), uint64(len(keys)), 0}
-	for _, k := range keys {
-		if k.Col < 0 || k.Col >= len(cols) {
-			return nil, fmt.Errorf("sort key column %d out of range (%d columns)", k.Col, len(cols))
-		}
-		c := cols[k.Col]
-		var flags uint64
-		if k.Descending {
-			flags |= 1
-		}
-		if k.NullsFirst {
-			flags |= 2
-		}
-		args = append(args, c.data, c.valid, sortKind(c.t.Kind), flags)
+	kargs, err := keyArgs(cols, keys)
+	if err != nil {
+		return nil, err
 	}
+	args := append([]uint64{uint64(n), uint64(len(keys)), 0}, kargs...)
 	outN := n
 	if limit > 0 && limit < n {
 		outN = limit
@@ -140,6 +143,93 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 			return fail(err)
 		}
 		out = append(out, o)
+	}
+	return out, nil
+}
+
+// keyArgs are the sort kernels' four words per key.
+func keyArgs(cols []*column, keys []gpu.SortKey) ([]uint64, error) {
+	var args []uint64
+	for _, k := range keys {
+		if k.Col < 0 || k.Col >= len(cols) {
+			return nil, fmt.Errorf("sort key column %d out of range (%d columns)", k.Col, len(cols))
+		}
+		c := cols[k.Col]
+		var flags uint64
+		if k.Descending {
+			flags |= 1
+		}
+		if k.NullsFirst {
+			flags |= 2
+		}
+		args = append(args, c.data, c.valid, sortKind(c.t.Kind), flags)
+	}
+	return args, nil
+}
+
+// topK sorts the few rows that can be among the first limit: the survivors
+// of topKCandidates, gathered, then rank-sorted.
+func (d *Device) topK(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
+	cand, err := d.topKCandidates(in, keys, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sort (top %d): %w", limit, err)
+	}
+	defer cand.Release()
+	rows, err := d.Gather(ctx, in, cand, false)
+	if err != nil {
+		return nil, fmt.Errorf("sort (top %d): %w", limit, err)
+	}
+	defer func() {
+		for _, c := range rows {
+			c.Release()
+		}
+	}()
+	return d.Sort(ctx, rows, keys, limit)
+}
+
+// topKCandidates returns, as an index column, at most topKThreshold rows
+// (in their original order among equals) that include the first limit.
+func (d *Device) topKCandidates(in []gpu.Column, keys []gpu.SortKey, limit int) (*column, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("CUDA device is closed")
+	}
+	cols, err := d.asColumns(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) > 8 {
+		return nil, fmt.Errorf("sort on %d keys (at most 8): %w", len(keys), gpu.ErrUnsupported)
+	}
+	kargs, err := keyArgs(cols, keys)
+	if err != nil {
+		return nil, err
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	m := cols[0].n
+	var list uint64 // 0: rows 0..m-1
+	for m > topKThreshold {
+		tiles := (m + topKTile - 1) / topKTile
+		next := (tiles-1)*limit + min(limit, m-(tiles-1)*topKTile)
+		buf, err := tmp.get(int64(next)*4, "top-k survivors")
+		if err != nil {
+			return nil, err
+		}
+		args := append([]uint64{uint64(m), uint64(len(keys)), uint64(limit), list, buf}, kargs...)
+		if err := d.timedLaunch(d.util, "rg_topk_block", min(tiles, d.sms*8), blockThreads, 0, args); err != nil {
+			return nil, err
+		}
+		list, m = buf, next
+	}
+	out, err := d.newOutput(gpu.JoinIndexType, m, nil, "top-k survivors")
+	if err != nil {
+		return nil, err
+	}
+	if err := d.copyDtoD(out.data, list, int64(m)*4); err != nil {
+		d.freeColumn(out)
+		return nil, err
 	}
 	return out, nil
 }

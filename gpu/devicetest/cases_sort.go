@@ -15,6 +15,7 @@ func sortCases() []testCase {
 		{"sort/small_multi_key", testSortSmall},
 		{"sort/random_stable", testSortRandom},
 		{"sort/empty", testSortEmpty},
+		{"sort/top_k_large", testSortTopKLarge},
 	}
 }
 
@@ -117,4 +118,53 @@ func testSortEmpty(t *testing.T, dev gpu.Device) {
 	cols, _ := table(t, dev, MakeArray(I64), MakeArray(String))
 	defer ReleaseCols(cols)
 	expectRows(t, sortRows(t, dev, cols, []gpu.SortKey{{Col: 1}, {Col: 0}}, 10), nil, true)
+}
+
+// testSortTopKLarge: ORDER BY ... LIMIT k over more rows than a full sort
+// takes on every device (MaxSortRows), with many ties, nulls and a string
+// key; the first k rows must be those of a stable sort.
+func testSortTopKLarge(t *testing.T, dev gpu.Device) {
+	n := 3 * gpu.MaxSortRows
+	if testing.Short() {
+		n = gpu.MaxSortRows + 1000
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	type row struct {
+		a     int64
+		aNull bool
+		s     string
+		id    int64
+	}
+	words := []string{"delta", "alpha", "echo", "bravo", "charlie"}
+	rows := make([]row, n)
+	av, sv, idv := make([]any, n), make([]any, n), make([]any, n)
+	for i := range rows {
+		r := row{a: int64(rng.IntN(1000)), aNull: rng.IntN(50) == 0, s: words[rng.IntN(len(words))], id: int64(i)}
+		rows[i] = r
+		if !r.aNull {
+			av[i] = r.a
+		}
+		sv[i], idv[i] = r.s, r.id
+	}
+	cols, _ := table(t, dev, MakeArray(I32, av...), MakeArray(String, sv...), MakeArray(I64, idv...))
+	defer ReleaseCols(cols)
+	// a desc nulls last, s asc; stable on id.
+	sort.SliceStable(rows, func(i, j int) bool {
+		x, y := rows[i], rows[j]
+		if x.aNull != y.aNull {
+			return !x.aNull
+		}
+		if !x.aNull && x.a != y.a {
+			return x.a > y.a
+		}
+		return x.s < y.s
+	})
+	keys := []gpu.SortKey{{Col: 0, Descending: true}, {Col: 1}}
+	for _, limit := range []int{1, 100, 256} {
+		var want []string
+		for _, r := range rows[:limit] {
+			want = append(want, Row(I(r.a), S(r.s), I(r.id)))
+		}
+		expectRows(t, sortRows(t, dev, cols, keys, limit), want, true)
+	}
 }

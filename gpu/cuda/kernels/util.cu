@@ -67,6 +67,75 @@ __device__ __forceinline__ int rg_cmp_val(const SortKey &k, uint64_t a, uint64_t
     return 0;
 }
 
+// rg_row_cmp orders rows a and b by the keys, then by row index (a stable
+// order); 0xffffffff is padding, after every row.
+__device__ __forceinline__ int rg_row_cmp(const SortKey *keys, int nk, uint32_t a, uint32_t b) {
+    if (a == b) return 0;
+    if (a == 0xffffffffu) return 1;
+    if (b == 0xffffffffu) return -1;
+    for (int k = 0; k < nk; k++) {
+        const SortKey &K = keys[k];
+        bool na = K.valid && !K.valid[a], nb = K.valid && !K.valid[b];
+        if (na || nb) {
+            if (na && nb) continue;
+            // A null sorts first or last regardless of direction.
+            return (na ? -1 : 1) * (K.nullsFirst ? 1 : -1);
+        }
+        int c = rg_cmp_val(K, a, b);
+        if (c != 0) return K.desc ? -c : c;
+    }
+    return (a > b) - (a < b);
+}
+
+#define RG_TOPK_TILE 2048
+
+// rg_topk_block: for each tile of RG_TOPK_TILE entries of a row list (rows
+// 0..n-1 when in is null), the first k rows of the tile in sort order, by a
+// bitonic sort in shared memory. Tile t writes out[t*k ...], min(k, rows in
+// the tile) of them, so the output is contiguous. Equal rows keep their
+// order (row index breaks ties), which keeps a sort of the survivors stable.
+// Args: n, nkeys, k, in, out, then 4 words per key as rg_sort_rank.
+extern "C" __global__ void __launch_bounds__(256) rg_topk_block(const Args A) {
+    const uint64_t n = A.a[0];
+    const int nk = (int)A.a[1];
+    const uint64_t k = A.a[2];
+    const uint32_t *in = (const uint32_t *)A.a[3];
+    uint32_t *out = (uint32_t *)A.a[4];
+    SortKey keys[8];
+    for (int j = 0; j < nk && j < 8; j++) {
+        keys[j].data = (const void *)A.a[5 + 4 * j];
+        keys[j].valid = (const uint8_t *)A.a[6 + 4 * j];
+        keys[j].kind = (int)A.a[7 + 4 * j];
+        keys[j].desc = (A.a[8 + 4 * j] & 1) != 0;
+        keys[j].nullsFirst = (A.a[8 + 4 * j] & 2) != 0;
+    }
+    __shared__ uint32_t s[RG_TOPK_TILE];
+    for (uint64_t tile = blockIdx.x; tile * RG_TOPK_TILE < n; tile += gridDim.x) {
+        const uint64_t base = tile * RG_TOPK_TILE;
+        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) {
+            const uint64_t i = base + t;
+            s[t] = i < n ? (in ? in[i] : (uint32_t)i) : 0xffffffffu;
+        }
+        __syncthreads();
+        for (int size = 2; size <= RG_TOPK_TILE; size <<= 1) {
+            for (int stride = size >> 1; stride > 0; stride >>= 1) {
+                for (int t = threadIdx.x; t < RG_TOPK_TILE / 2; t += blockDim.x) {
+                    const int pos = 2 * t - (t & (stride - 1)), other = pos + stride;
+                    const bool asc = (pos & size) == 0;
+                    const uint32_t a = s[pos], b = s[other];
+                    const int c = rg_row_cmp(keys, nk, a, b);
+                    if (c != 0 && (c > 0) == asc) { s[pos] = b; s[other] = a; }
+                }
+                __syncthreads();
+            }
+        }
+        const uint64_t rows = n - base < RG_TOPK_TILE ? n - base : RG_TOPK_TILE;
+        const uint64_t keep = rows < k ? rows : k;
+        for (uint64_t t = threadIdx.x; t < keep; t += blockDim.x) out[tile * k + t] = s[t];
+        __syncthreads();
+    }
+}
+
 // rg_sort_rank: rank[i] = number of rows ordered before row i (ties broken
 // by row index, so the order is stable). O(n^2): meant for small inputs.
 // Args: n, nkeys, rank, then 4 words per key: data, valid, kind, flags
