@@ -2,8 +2,11 @@ package cuda
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/rigel-db/rigel/gpu"
 )
@@ -126,19 +129,38 @@ func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostCo
 	p := ap.p
 	W := ap.slotWords
 	word := func(s, w int) uint64 { return binary.LittleEndian.Uint64(tb[(s*W+w)*8:]) }
-	var slots []int
-	for s := 0; s < nslots; s++ {
-		used := word(s, 0) > 0 // every claimed slot counted its row
-		if used || (len(p.Keys) == 0 && s == 0) {
-			slots = append(slots, s)
-		}
+	// A table of millions of slots (a grouping on an order key) takes
+	// seconds in one goroutine: the slots are split into chunks, each
+	// found and converted by its own goroutine.
+	chunks := max(1, min(runtime.GOMAXPROCS(0), nslots/(1<<16)))
+	per := (nslots + chunks - 1) / chunks
+	chunkSlots := make([][]int, chunks)
+	var wg sync.WaitGroup
+	for c := range chunks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := c * per; s < min(nslots, (c+1)*per); s++ {
+				used := word(s, 0) > 0 // every claimed slot counted its row
+				if used || (len(p.Keys) == 0 && s == 0) {
+					chunkSlots[c] = append(chunkSlots[c], s)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	rows := 0
+	firstRow := make([]int, chunks)
+	for c, cs := range chunkSlots {
+		firstRow[c] = rows
+		rows += len(cs)
 	}
 	types := p.OutputTypes()
 	out := make([]*hostColumn, len(types))
 	for i, t := range types {
-		h := &hostColumn{t: t, n: len(slots), data: make([]byte, len(slots)*t.Kind.Width())}
+		h := &hostColumn{t: t, n: rows, data: make([]byte, rows*t.Kind.Width())}
 		if t.Nullable {
-			h.valid = make([]byte, len(slots))
+			h.valid = make([]byte, rows)
 		}
 		if t.Kind == gpu.Dict {
 			if i < len(p.Keys) {
@@ -149,6 +171,21 @@ func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostCo
 		}
 		out[i] = h
 	}
+	errs := make([]error, chunks)
+	for c := range chunks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[c] = finalizeRows(ap, out, word, kb, chunkSlots[c], firstRow[c])
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// finalizeRows converts slots into output rows first, first+1, ...
+func finalizeRows(ap *aggPlan, out []*hostColumn, word func(s, w int) uint64, kb []byte, slots []int, first int) error {
+	p := ap.p
 	setNull := func(h *hostColumn, r int, null bool, what string) error {
 		if h.valid != nil {
 			if !null {
@@ -161,7 +198,8 @@ func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostCo
 		}
 		return nil
 	}
-	for r, s := range slots {
+	for i, s := range slots {
+		r := first + i
 		// Keys.
 		for ki, k := range p.Keys {
 			t := p.Project[k].Type
@@ -188,7 +226,7 @@ func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostCo
 				}
 			}
 			if err := setNull(h, r, null, "group key"); err != nil {
-				return nil, err
+				return err
 			}
 			if !null {
 				putValue(h, r, v)
@@ -209,7 +247,7 @@ func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostCo
 			}
 			null := word(s, l.nn) == 0
 			if err := setNull(h, r, null, l.a.Kind.String()); err != nil {
-				return nil, err
+				return err
 			}
 			if null {
 				continue
@@ -220,7 +258,7 @@ func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostCo
 			case l.a.Kind == gpu.AggSum:
 				lo, mid, hi := word(s, l.val), word(s, l.val+1), word(s, l.val+2)
 				if hi != uint64(int64(mid)>>63) {
-					return nil, fmt.Errorf("sum does not fit 128 bits: %w", gpu.ErrOverflow)
+					return fmt.Errorf("sum does not fit 128 bits: %w", gpu.ErrOverflow)
 				}
 				binary.LittleEndian.PutUint64(h.data[r*16:], lo)
 				binary.LittleEndian.PutUint64(h.data[r*16+8:], mid)
@@ -245,7 +283,7 @@ func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostCo
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // putValue stores the low bytes of an integer into row r of h.

@@ -356,7 +356,11 @@ func aggregateSource(ap *aggPlan) (string, error) {
 		}
 		g.line("  if (%s) { slot = h; break; }", strings.Join(conds, " && "))
 		g.line("  h = (h + 1) & (cap - 1);")
-		g.line("  if (++probes >= cap) { rg_raise(status, RG_TABLE_FULL); break; }")
+		// A long walk may mean the table filled up behind this thread's
+		// back (threads already probing finish their row): give up then,
+		// or the walks over a full table cost O(capacity) each.
+		g.line("  if ((++probes & 31) == 0 && ((volatile uint32_t *)fill)[0] >= maxFill) { rg_raise(status, RG_TABLE_FULL); break; }")
+		g.line("  if (probes >= cap) { rg_raise(status, RG_TABLE_FULL); break; }")
 		g.line("}")
 		g.line("if (slot != ~0ull) {")
 		g.line("  uint64_t *R = T + slot * W;")
