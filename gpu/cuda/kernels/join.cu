@@ -47,29 +47,7 @@
 // of a many-to-many join can produce more than 2^32 pairs).
 // Args: n, counts, offsets.
 extern "C" __global__ void __launch_bounds__(1024) rg_jn_scan(const Args A) {
-    const uint64_t n = A.a[0];
-    const uint64_t *counts = (const uint64_t *)A.a[1];
-    uint64_t *offsets = (uint64_t *)A.a[2];
-    __shared__ uint64_t part[1024];
-    const uint64_t per = (n + 1023) / 1024;
-    const uint64_t lo = per * threadIdx.x < n ? per * threadIdx.x : n;
-    const uint64_t hi = lo + per < n ? lo + per : n;
-    uint64_t s = 0;
-    for (uint64_t i = lo; i < hi; i++) s += counts[i];
-    part[threadIdx.x] = s;
-    __syncthreads();
-    for (int d = 1; d < 1024; d <<= 1) {
-        uint64_t v = threadIdx.x >= d ? part[threadIdx.x - d] : 0;
-        __syncthreads();
-        part[threadIdx.x] += v;
-        __syncthreads();
-    }
-    uint64_t run = part[threadIdx.x] - s;
-    for (uint64_t i = lo; i < hi; i++) {
-        offsets[i] = run;
-        run += counts[i];
-    }
-    if (threadIdx.x == 1023) offsets[n] = part[1023];
+    rg_scan_counts(A.a[0], (const uint64_t *)A.a[1], (uint64_t *)A.a[2]);
 }
 
 // Block-wide exclusive scan of one uint64 per thread (JN_THREADS threads);

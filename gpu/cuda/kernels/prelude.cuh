@@ -171,3 +171,32 @@ __device__ double rg_dec_to_f64(i128 v, u128 d, bool toFloat) {
     else if (e < 0) { const int h = -e / 2; r = r * rg_pow2(h) * rg_pow2(-e - h); }
     return neg ? -r : r;
 }
+
+// rg_scan_counts: exclusive prefix sum of n counts into n+1 offsets
+// (offsets[n] = total), by one block of 1024 threads, each owning a
+// contiguous run of counts. The scan kernels of util.cu (uint32 counts of
+// rows per tile) and join.cu (uint64 counts of pairs) call it.
+template <typename T>
+__device__ __forceinline__ void rg_scan_counts(uint64_t n, const T *counts, uint64_t *offsets) {
+    __shared__ uint64_t part[1024];
+    const uint64_t per = (n + 1023) / 1024;
+    const uint64_t lo = per * threadIdx.x < n ? per * threadIdx.x : n;
+    const uint64_t hi = lo + per < n ? lo + per : n;
+    uint64_t s = 0;
+    for (uint64_t i = lo; i < hi; i++) s += counts[i];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    // Hillis-Steele inclusive scan over the 1024 partial sums.
+    for (int d = 1; d < 1024; d <<= 1) {
+        uint64_t v = threadIdx.x >= d ? part[threadIdx.x - d] : 0;
+        __syncthreads();
+        part[threadIdx.x] += v;
+        __syncthreads();
+    }
+    uint64_t run = part[threadIdx.x] - s;
+    for (uint64_t i = lo; i < hi; i++) {
+        offsets[i] = run;
+        run += counts[i];
+    }
+    if (threadIdx.x == 1023) offsets[n] = part[1023];
+}

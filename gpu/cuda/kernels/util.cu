@@ -5,29 +5,7 @@
 // (offsets[n] = total). One block of 1024 threads; each thread owns a
 // contiguous run of counts. Args: n, counts, offsets.
 extern "C" __global__ void __launch_bounds__(1024) rg_scan(const Args A) {
-    const uint64_t n = A.a[0];
-    const uint32_t *counts = (const uint32_t *)A.a[1];
-    uint64_t *offsets = (uint64_t *)A.a[2];
-    __shared__ uint64_t part[1024];
-    const uint64_t per = (n + 1023) / 1024;
-    const uint64_t lo = per * threadIdx.x, hi = lo + per < n ? lo + per : n;
-    uint64_t s = 0;
-    for (uint64_t i = lo; i < hi; i++) s += counts[i];
-    part[threadIdx.x] = s;
-    __syncthreads();
-    // Hillis-Steele inclusive scan over the 1024 partial sums.
-    for (int d = 1; d < 1024; d <<= 1) {
-        uint64_t v = threadIdx.x >= d ? part[threadIdx.x - d] : 0;
-        __syncthreads();
-        part[threadIdx.x] += v;
-        __syncthreads();
-    }
-    uint64_t run = part[threadIdx.x] - s;
-    for (uint64_t i = lo; i < hi; i++) {
-        offsets[i] = run;
-        run += counts[i];
-    }
-    if (threadIdx.x == 1023) offsets[n] = part[1023];
+    rg_scan_counts(A.a[0], (const uint32_t *)A.a[1], (uint64_t *)A.a[2]);
 }
 
 // Sort key kinds (must match sortKind in sort.go).
