@@ -10,7 +10,7 @@ import (
 	pb "google.golang.org/protobuf/proto"
 )
 
-const isthmusDir = "../../shared/substrait-plans/isthmus-tpch"
+const isthmusDir = "../conformance/plans/isthmus-tpch"
 
 func isthmusPlans(t *testing.T) []string {
 	files, _ := filepath.Glob(filepath.Join(isthmusDir, "q*.json"))

@@ -15,7 +15,7 @@ import (
 
 func loadIsthmus(t *testing.T, q string) *substrait.Plan {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("../../shared/substrait-plans/isthmus-tpch", q+".json"))
+	data, err := os.ReadFile(filepath.Join("../conformance/plans/isthmus-tpch", q+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
