@@ -1,12 +1,6 @@
 package duckdbbridge
 
-import (
-	"context"
-	"testing"
-
-	"github.com/rigel-db/rigel/gpu/host"
-	"github.com/rigel-db/rigel/internal/arrowfmt"
-)
+import "testing"
 
 // exprQueries are single-table queries over the TPC-H expressions that run
 // through string tables, IN lists, date parts, timestamp constants and
@@ -41,27 +35,5 @@ var exprQueries = []string{
 }
 
 func TestExpressionsThroughEngine(t *testing.T) {
-	db := openTestDB(t, false)
-	e := NewEngine(db, "exprs-test", host.New(), "")
-	ctx := context.Background()
-	for _, q := range exprQueries {
-		t.Run(q, func(t *testing.T) {
-			got, err := e.Query(ctx, q)
-			if err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-			defer got.Release()
-			if got.Where != OnHost {
-				t.Fatalf("ran on %s, want the device: %s", got.Where, got.Reason)
-			}
-			want, err := e.RunOnDuckDB(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer want.Release()
-			if err := arrowfmt.Compare(got.Record, want.Record, false); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		})
-	}
+	checkRunOnDevice(t, exprQueries)
 }

@@ -1,13 +1,6 @@
 package duckdbbridge
 
-import (
-	"context"
-	"fmt"
-	"testing"
-
-	"github.com/rigel-db/rigel/gpu/host"
-	"github.com/rigel-db/rigel/internal/arrowfmt"
-)
+import "testing"
 
 // deviceJoinQueries must run whole on the device (here the host device)
 // and equal DuckDB: every join type, several keys, keys of several types
@@ -64,27 +57,5 @@ var deviceJoinQueries = []string{
 }
 
 func TestJoinsAndSetOpsRunOnDevice(t *testing.T) {
-	db := openTestDB(t, false)
-	e := NewEngine(db, "join-test", host.New(), "")
-	ctx := context.Background()
-	for i, q := range deviceJoinQueries {
-		t.Run(fmt.Sprintf("q%02d", i), func(t *testing.T) {
-			got, err := e.Query(ctx, q)
-			if err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-			defer got.Release()
-			if got.Where != OnHost {
-				t.Fatalf("%s: ran on %s, want host: %s", q, got.Where, got.Reason)
-			}
-			want, err := e.RunOnDuckDB(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer want.Release()
-			if err := arrowfmt.Compare(got.Record, want.Record, false); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		})
-	}
+	checkRunOnDevice(t, deviceJoinQueries)
 }

@@ -1,0 +1,44 @@
+package duckdbbridge
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/rigel-db/rigel/gpu/host"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
+)
+
+// queryLikeDuckDB runs q through the engine, fails the test unless its
+// answer equals DuckDB's (rows in any order), and says where it ran and why.
+func queryLikeDuckDB(t *testing.T, e *Engine, q string) (Where, string) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := e.Query(ctx, q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer got.Release()
+	want, err := e.RunOnDuckDB(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Release()
+	if err := arrowfmt.Compare(got.Record, want.Record, false); err != nil {
+		t.Fatalf("%s (ran on %s): %v", q, got.Where, err)
+	}
+	return got.Where, got.Reason
+}
+
+// checkRunOnDevice runs each query on the test database: it must run whole
+// on the device (the host device here) and equal DuckDB.
+func checkRunOnDevice(t *testing.T, queries []string) {
+	e := NewEngine(openTestDB(t, false), "device-test", host.New(), "")
+	for i, q := range queries {
+		t.Run(fmt.Sprintf("q%02d", i), func(t *testing.T) {
+			if where, reason := queryLikeDuckDB(t, e, q); where != OnHost {
+				t.Fatalf("%s: ran on %s, want the device: %s", q, where, reason)
+			}
+		})
+	}
+}
