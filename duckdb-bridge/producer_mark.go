@@ -62,22 +62,14 @@ func (p *producer) markJoin(n *duckNode, rels [2]*pb.Rel, lt, rt []colType) (*pb
 		LiteralType: &pb.Expression_Literal_Boolean{Boolean: true}}}}
 	flagged := &pb.Rel{RelType: &pb.Rel_Project{Project: &pb.ProjectRel{
 		Common: emit(nil, 0), Input: keys, Expressions: []*pb.Expression{trueLit}}}}
-	var conds []*pb.Expression
-	var condTypes []colType
+	comparisons := make([]string, k)
 	for i, c := range n.Conditions {
-		e, et, err := p.compare(c.Comparison, lefts[i], fieldRef(len(lt)+i), ltypes[i], rtypes[i])
-		if err != nil {
-			return nil, nil, err
-		}
-		conds, condTypes = append(conds, e), append(condTypes, et)
+		comparisons[i] = c.Comparison
 	}
-	cond, err := p.and(conds, condTypes)
+	rel, err := p.leftJoinOn(rels[0], flagged, len(lt), comparisons, lefts, ltypes, rtypes)
 	if err != nil {
 		return nil, nil, err
 	}
-	rel := &pb.Rel{RelType: &pb.Rel_Join{Join: &pb.JoinRel{
-		Common: emit(nil, 0), Left: rels[0], Right: flagged, Expression: cond, Type: pb.JoinRel_JOIN_TYPE_LEFT,
-	}}}
 	width := len(lt) + k + 1
 	matched, _, err := p.call(funcRef{urnComparison, "is_not_null:any", nil}, boolType(false), valueArgs(fieldRef(width-1))...)
 	if err != nil {
@@ -148,22 +140,17 @@ func (p *producer) markUnknown(rel *pb.Rel, width int, right *pb.Rel, lefts []*p
 	if len(others) == 0 {
 		rel = &pb.Rel{RelType: &pb.Rel_Cross{Cross: &pb.CrossRel{Common: emit(nil, 0), Left: rel, Right: counts}}}
 	} else {
-		var conds []*pb.Expression
-		var condTypes []colType
+		comparisons := make([]string, len(others))
+		var ls []*pb.Expression
+		var lts, rts []colType
 		for j, i := range others {
-			e, et, err := p.compare("COMPARE_NOT_DISTINCT_FROM", lefts[i], fieldRef(width+j), ltypes[i], rtypes[i])
-			if err != nil {
-				return nil, nil, err
-			}
-			conds, condTypes = append(conds, e), append(condTypes, et)
+			comparisons[j] = "COMPARE_NOT_DISTINCT_FROM"
+			ls, lts, rts = append(ls, lefts[i]), append(lts, ltypes[i]), append(rts, rtypes[i])
 		}
-		cond, err := p.and(conds, condTypes)
-		if err != nil {
+		var err error
+		if rel, err = p.leftJoinOn(rel, counts, width, comparisons, ls, lts, rts); err != nil {
 			return nil, nil, err
 		}
-		rel = &pb.Rel{RelType: &pb.Rel_Join{Join: &pb.JoinRel{
-			Common: emit(nil, 0), Left: rel, Right: counts, Expression: cond, Type: pb.JoinRel_JOIN_TYPE_LEFT,
-		}}}
 	}
 	rows, nonNull := fieldRef(width+len(others)), fieldRef(width+len(others)+1)
 	nullableBigint := bigint
@@ -210,6 +197,27 @@ func (p *producer) markUnknown(rel *pb.Rel, width int, right *pb.Rel, lefts []*p
 		Else: lit(false),
 	}}}
 	return rel, mark, nil
+}
+
+// leftJoinOn LEFT JOINs right to left on the conjunction of
+// comparisons[j](lefts[j], right column j), right columns being numbered
+// from base in the joined record; lts and rts are the compared types.
+func (p *producer) leftJoinOn(left, right *pb.Rel, base int, comparisons []string, lefts []*pb.Expression, lts, rts []colType) (*pb.Rel, error) {
+	conds := make([]*pb.Expression, len(comparisons))
+	types := make([]colType, len(comparisons))
+	for j, cmp := range comparisons {
+		var err error
+		if conds[j], types[j], err = p.compare(cmp, lefts[j], fieldRef(base+j), lts[j], rts[j]); err != nil {
+			return nil, err
+		}
+	}
+	cond, err := p.and(conds, types)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.Rel{RelType: &pb.Rel_Join{Join: &pb.JoinRel{
+		Common: emit(nil, 0), Left: left, Right: right, Expression: cond, Type: pb.JoinRel_JOIN_TYPE_LEFT,
+	}}}, nil
 }
 
 // joinSide converts one side of each join condition over that side's
