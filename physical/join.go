@@ -2,6 +2,7 @@ package physical
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -36,7 +37,7 @@ func (t JoinType) String() string { return joinTypeNames[t] }
 
 // ErrSubqueryRows is DuckDB's error for a scalar subquery that returned
 // more than one row; the engine reports it as the query's error.
-var ErrSubqueryRows = fmt.Errorf("More than one row returned by a subquery used as an expression - scalar subqueries can only return a single row")
+var ErrSubqueryRows = errors.New("More than one row returned by a subquery used as an expression - scalar subqueries can only return a single row")
 
 // Join matches the rows of Left and Right whose key columns are equal (all
 // of them; a null key matches only where NullsEqual says so) and for which
@@ -95,7 +96,6 @@ const MaxCrossPairs = 1 << 24
 
 // join runs j over its inputs' columns.
 func (r *run) join(ctx context.Context, j *Join, left, right []gpu.Column) ([]gpu.Column, error) {
-	dev := r.x.Dev
 	nl, nr := rowCount(left), rowCount(right)
 	p, b, err := r.candidates(ctx, j, left, right, nl, nr)
 	if err != nil {
@@ -108,24 +108,21 @@ func (r *run) join(ctx context.Context, j *Join, left, right []gpu.Column) ([]gp
 	}
 	switch j.Type {
 	case JoinSemi, JoinAnti:
-		rows, err := dev.Unmatched(ctx, p, nl)
+		rows, err := r.unmatched(ctx, p, nl)
 		if err != nil {
 			return nil, err
 		}
-		r.keep([]gpu.Column{rows})
 		if j.Type == JoinSemi {
-			if rows, err = dev.Unmatched(ctx, rows, nl); err != nil {
+			if rows, err = r.unmatched(ctx, rows, nl); err != nil {
 				return nil, err
 			}
-			r.keep([]gpu.Column{rows})
 		}
 		return r.gather(ctx, left, rows, false)
 	case JoinLeft, JoinSingle, JoinFull:
-		lost, err := dev.Unmatched(ctx, p, nl)
+		lost, err := r.unmatched(ctx, p, nl)
 		if err != nil {
 			return nil, err
 		}
-		r.keep([]gpu.Column{lost})
 		if j.Type == JoinSingle && p.Len() > nl-lost.Len() {
 			return nil, ErrSubqueryRows
 		}
@@ -134,11 +131,10 @@ func (r *run) join(ctx context.Context, j *Join, left, right []gpu.Column) ([]gp
 		}
 	}
 	if j.Type == JoinRight || j.Type == JoinFull {
-		lost, err := dev.Unmatched(ctx, b, nr)
+		lost, err := r.unmatched(ctx, b, nr)
 		if err != nil {
 			return nil, err
 		}
-		r.keep([]gpu.Column{lost})
 		if b, p, err = r.pad(ctx, b, p, lost); err != nil {
 			return nil, err
 		}
@@ -154,6 +150,16 @@ func (r *run) join(ctx context.Context, j *Join, left, right []gpu.Column) ([]gp
 		return nil, err
 	}
 	return append(lc, rc...), nil
+}
+
+// unmatched is Device.Unmatched, its result freed with the run's.
+func (r *run) unmatched(ctx context.Context, idx gpu.Column, n int) (gpu.Column, error) {
+	rows, err := r.x.Dev.Unmatched(ctx, idx, n)
+	if err != nil {
+		return nil, err
+	}
+	r.keep([]gpu.Column{rows})
+	return rows, nil
 }
 
 // candidates returns the pairs of rows with equal keys, or every pair.
