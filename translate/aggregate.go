@@ -68,13 +68,7 @@ func (t *translator) aggregate(r *plan.AggregateRel) (*stream, error) {
 			node = part
 		} else {
 			offset = len(node.OutputTypes())
-			j := &physical.Join{Left: node, Right: part, Type: physical.JoinInner}
-			for c := range k {
-				j.LeftKeys = append(j.LeftKeys, c)
-				j.RightKeys = append(j.RightKeys, c)
-				j.NullsEqual = append(j.NullsEqual, true)
-			}
-			node = j
+			node = joinOnLeading(node, part, k, physical.JoinInner)
 		}
 		for n, m := range g.measures {
 			pos[m] = offset + k + n

@@ -75,13 +75,19 @@ func distinct(n physical.Node) *stream {
 func rowJoins(s *stream, others []physical.Node, jt physical.JoinType) *stream {
 	n := s.src
 	for _, o := range others {
-		j := &physical.Join{Left: n, Right: o, Type: jt}
-		for c := range n.OutputTypes() {
-			j.LeftKeys = append(j.LeftKeys, c)
-			j.RightKeys = append(j.RightKeys, c)
-			j.NullsEqual = append(j.NullsEqual, true)
-		}
-		n = j
+		n = joinOnLeading(n, o, len(n.OutputTypes()), jt)
 	}
 	return identity(n)
+}
+
+// joinOnLeading joins left and right on their first k columns, nulls equal
+// (the way SQL matches rows in set operations and grouping keys).
+func joinOnLeading(left, right physical.Node, k int, jt physical.JoinType) *physical.Join {
+	j := &physical.Join{Left: left, Right: right, Type: jt}
+	for c := range k {
+		j.LeftKeys = append(j.LeftKeys, c)
+		j.RightKeys = append(j.RightKeys, c)
+		j.NullsEqual = append(j.NullsEqual, true)
+	}
+	return j
 }

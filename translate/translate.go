@@ -193,9 +193,11 @@ func (t *translator) read(r *plan.NamedTableReadRel) (*stream, error) {
 		}
 		scan.Types[i] = gt
 	}
-	badRef := func(used map[int]bool) error {
+	// badRef is the error of the first unusable column that used(i) says
+	// the plan reads, or nil.
+	badRef := func(used func(i int) bool) error {
 		for i := range fieldTypes {
-			if used[i] && bad[i] != nil {
+			if bad[i] != nil && used(i) {
 				return bad[i]
 			}
 		}
@@ -207,13 +209,13 @@ func (t *translator) read(r *plan.NamedTableReadRel) (*stream, error) {
 		cond, err := exprConv{s.exprs}.convert(f)
 		if err != nil {
 			if len(bad) > 0 {
-				return nil, fmt.Errorf("ReadRel %s filter: %w (or %w)", table, err, firstError(bad))
+				return nil, fmt.Errorf("ReadRel %s filter: %w (or %w)", table, err, badRef(func(int) bool { return true }))
 			}
 			return nil, fmt.Errorf("ReadRel %s filter: %w", table, err)
 		}
 		used := map[int]bool{}
 		gpu.MarkColumns(cond, used)
-		if err := badRef(used); err != nil {
+		if err := badRef(func(i int) bool { return used[i] }); err != nil {
 			return nil, err
 		}
 		s.filter = cond
@@ -245,21 +247,10 @@ func (t *translator) read(r *plan.NamedTableReadRel) (*stream, error) {
 			used[c] = true
 		}
 	}
-	if err := badRef(used); err != nil {
+	if err := badRef(func(i int) bool { return used[i] }); err != nil {
 		return nil, err
 	}
 	return s, nil
-}
-
-// firstError is the error of the lowest key.
-func firstError(errs map[int]error) error {
-	first := -1
-	for k := range errs {
-		if first < 0 || k < first {
-			first = k
-		}
-	}
-	return errs[first]
 }
 
 // maskColumns reads a projection mask that selects top-level fields.
