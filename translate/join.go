@@ -231,17 +231,7 @@ func substitute(e *gpu.Expr, exprs []*gpu.Expr, base int) *gpu.Expr {
 func keyColumns(s *stream, keys []*gpu.Expr) []int {
 	out := make([]int, len(keys))
 	for k, key := range keys {
-		out[k] = -1
-		for i, e := range s.exprs {
-			if e == key {
-				out[k] = i
-				break
-			}
-		}
-		if out[k] < 0 {
-			out[k] = len(s.exprs)
-			s.exprs = append(s.exprs, key)
-		}
+		out[k] = s.columnOf(key)
 	}
 	return out
 }

@@ -49,6 +49,18 @@ func identity(src physical.Node) *stream {
 	return s
 }
 
+// columnOf returns the position of e among the stream's columns, adding
+// it as a new column when it is not one of them.
+func (s *stream) columnOf(e *gpu.Expr) int {
+	for i, x := range s.exprs {
+		if x == e {
+			return i
+		}
+	}
+	s.exprs = append(s.exprs, e)
+	return len(s.exprs) - 1
+}
+
 func (s *stream) isIdentity() bool {
 	if s.filter != nil || len(s.exprs) != len(s.src.OutputTypes()) {
 		return false
@@ -397,18 +409,7 @@ func (t *translator) sort(r *plan.SortRel) (*stream, error) {
 		if err != nil {
 			return nil, fmt.Errorf("SortRel key %d: %w", i, err)
 		}
-		col := -1
-		for j, e := range in.exprs {
-			if e == g {
-				col = j
-				break
-			}
-		}
-		if col < 0 {
-			col = len(in.exprs)
-			in.exprs = append(in.exprs, g)
-		}
-		k := gpu.SortKey{Col: col}
+		k := gpu.SortKey{Col: in.columnOf(g)}
 		dir, ok := sf.Kind.(types.SortDirection)
 		if !ok {
 			return nil, unsupported("SortRel with a custom comparison function")
