@@ -137,16 +137,14 @@ func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostCo
 	chunkSlots := make([][]int, chunks)
 	var wg sync.WaitGroup
 	for c := range chunks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for s := c * per; s < min(nslots, (c+1)*per); s++ {
 				used := word(s, 0) > 0 // every claimed slot counted its row
 				if used || (len(p.Keys) == 0 && s == 0) {
 					chunkSlots[c] = append(chunkSlots[c], s)
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	rows := 0
@@ -173,11 +171,7 @@ func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostCo
 	}
 	errs := make([]error, chunks)
 	for c := range chunks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[c] = finalizeRows(ap, out, word, kb, chunkSlots[c], firstRow[c])
-		}()
+		wg.Go(func() { errs[c] = finalizeRows(ap, out, word, kb, chunkSlots[c], firstRow[c]) })
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)

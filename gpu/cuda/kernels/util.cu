@@ -45,6 +45,19 @@ __device__ __forceinline__ int rg_cmp_val(const SortKey &k, uint64_t a, uint64_t
     return 0;
 }
 
+// rg_load_sort_keys reads nk sort keys from the kernel arguments, 4 words
+// each from A.a[first]: data, valid, kind, flags (bit 0 desc, bit 1 nulls
+// first).
+__device__ __forceinline__ void rg_load_sort_keys(const Args &A, int first, int nk, SortKey *keys) {
+    for (int k = 0; k < nk && k < 8; k++) {
+        keys[k].data = (const void *)A.a[first + 4 * k];
+        keys[k].valid = (const uint8_t *)A.a[first + 1 + 4 * k];
+        keys[k].kind = (int)A.a[first + 2 + 4 * k];
+        keys[k].desc = (A.a[first + 3 + 4 * k] & 1) != 0;
+        keys[k].nullsFirst = (A.a[first + 3 + 4 * k] & 2) != 0;
+    }
+}
+
 // rg_row_cmp orders rows a and b by the keys, then by row index (a stable
 // order); 0xffffffff is padding, after every row.
 __device__ __forceinline__ int rg_row_cmp(const SortKey *keys, int nk, uint32_t a, uint32_t b) {
@@ -80,13 +93,7 @@ extern "C" __global__ void __launch_bounds__(256) rg_topk_block(const Args A) {
     const uint32_t *in = (const uint32_t *)A.a[3];
     uint32_t *out = (uint32_t *)A.a[4];
     SortKey keys[8];
-    for (int j = 0; j < nk && j < 8; j++) {
-        keys[j].data = (const void *)A.a[5 + 4 * j];
-        keys[j].valid = (const uint8_t *)A.a[6 + 4 * j];
-        keys[j].kind = (int)A.a[7 + 4 * j];
-        keys[j].desc = (A.a[8 + 4 * j] & 1) != 0;
-        keys[j].nullsFirst = (A.a[8 + 4 * j] & 2) != 0;
-    }
+    rg_load_sort_keys(A, 5, nk, keys);
     __shared__ uint32_t s[RG_TOPK_TILE];
     for (uint64_t tile = blockIdx.x; tile * RG_TOPK_TILE < n; tile += gridDim.x) {
         const uint64_t base = tile * RG_TOPK_TILE;
@@ -123,30 +130,11 @@ extern "C" __global__ void __launch_bounds__(256) rg_sort_rank(const Args A) {
     const int nk = (int)A.a[1];
     uint32_t *rank = (uint32_t *)A.a[2];
     SortKey keys[8];
-    for (int k = 0; k < nk && k < 8; k++) {
-        keys[k].data = (const void *)A.a[3 + 4 * k];
-        keys[k].valid = (const uint8_t *)A.a[4 + 4 * k];
-        keys[k].kind = (int)A.a[5 + 4 * k];
-        keys[k].desc = (A.a[6 + 4 * k] & 1) != 0;
-        keys[k].nullsFirst = (A.a[6 + 4 * k] & 2) != 0;
-    }
+    rg_load_sort_keys(A, 3, nk, keys);
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
         uint32_t r = 0;
         for (uint64_t j = 0; j < n; j++) {
-            int c = 0;
-            for (int k = 0; k < nk && c == 0; k++) {
-                const SortKey &K = keys[k];
-                bool nj = K.valid && !K.valid[j], ni = K.valid && !K.valid[i];
-                if (nj || ni) {
-                    if (nj && ni) continue;
-                    // A null sorts first or last regardless of direction.
-                    c = (nj ? -1 : 1) * (K.nullsFirst ? 1 : -1);
-                    continue;
-                }
-                c = rg_cmp_val(K, j, i);
-                if (K.desc) c = -c;
-            }
-            if (c < 0 || (c == 0 && j < i)) r++;
+            if (rg_row_cmp(keys, nk, (uint32_t)j, (uint32_t)i) < 0) r++;
         }
         rank[i] = r;
     }
