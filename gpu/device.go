@@ -54,6 +54,11 @@ type Stats struct {
 	KernelLaunches  int64
 	KernelsCompiled int64 // cache misses that ran the compiler
 	DeviceNanos     int64 // time spent in kernels, from device events
+	// BytesLive is the device memory held right now by columns and
+	// intermediates (not the allocator's cached free blocks): a leak shows
+	// as growth across queries. A gauge, not reset by ResetStats; 0 on a
+	// device that does not count it (host).
+	BytesLive int64
 }
 
 // Device runs the kernel IR over its own columns. Methods may be called from

@@ -2,15 +2,20 @@
 # Runs rigel's GPU checks on a machine with a GPU and no Go: the CUDA device
 # tests, TPC-H end to end against DuckDB at SF1, and the benchmark at SF1 and
 # SF10. Logs go to $OUT (or ./out); a short table is printed last.
-# Usage: run.sh [all|gen|tests|bench|serve|sanitize]   (from the bundle folder)
+# Usage: run.sh [all|gen|tests|bench|serve|sanitize|sanitize-tpch|leak]...   (from the bundle folder)
 #   gen: only the SF1 and SF10 databases (kept while the machine is warm)
 #   serve: the Flight SQL server on loopback answering TPC-H SF1 through the
 #          GPU, 1 client and 16 at once (rigel bench serve); SF10 Q1/Q6 too
 #          with RIGEL_SERVE_SF10=1
 #   sanitize: compute-sanitizer memcheck over the CUDA device battery (short)
+#   sanitize-tpch: compute-sanitizer memcheck, then racecheck, over the 22
+#          TPC-H queries at SF1 on the GPU (TestTPCHCuda)
+#   leak: 1,000 TPC-H queries at SF1 in a row; device memory must not grow
 set -uo pipefail
 cd "$(dirname "$0")"
-what=${1:-all}
+# Several modes run in the order they are written here: run.sh tests leak
+modes=" ${*:-all} "
+has() { [[ $modes == *" $1 "* ]]; }
 out=${OUT:-$PWD/out}
 mkdir -p "$out"
 # Outside the bundle folder, which each device call replaces, so that a
@@ -30,18 +35,18 @@ step() { # name, command...
   return $rc
 }
 ./rigel doctor | tee "$out/doctor.log"
-if [ "$what" = gen ]; then
+if has gen; then
   [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
   [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
 fi
-if [ "$what" = all ] || [ "$what" = tests ]; then
+if has all || has tests; then
   step cuda-tests ./cuda.test -test.v -test.count=1
   grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/cuda-tests.log" | tail -20
   [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
   RIGEL_TPCH_SF=1 step tpch-sf1-cuda ./conformance.test -test.v -test.run 'TestTPCHCuda' -test.count=1
   grep -E '^\s*--- (FAIL|PASS)|^(FAIL|ok|PASS)' "$out/tpch-sf1-cuda.log" | tail -30
 fi
-if [ "$what" = all ] || [ "$what" = bench ]; then
+if has all || has bench; then
   # RIGEL_BENCH_QUERIES picks the queries (default all 22); SF1 only with
   # RIGEL_BENCH_SF1=1.
   bq=${RIGEL_BENCH_QUERIES:-all}
@@ -53,7 +58,7 @@ if [ "$what" = all ] || [ "$what" = bench ]; then
   step bench-sf10 ./rigel bench tpch --db "$data/tpch-sf10.duckdb" --device cuda --queries "$bq" --runs 5 --out "$out/bench-sf10.md"
   cat "$out/bench-sf1.md" "$out/bench-sf10.md" 2>/dev/null
 fi
-if [ "$what" = serve ]; then
+if has serve; then
   [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
   step serve-q1q6-sf1 ./rigel bench serve --db "$data/tpch-sf1.duckdb" --device cuda --queries 1,6 --clients 1,16 --per-client 200 --out "$out/serve-q1q6-sf1.md"
   step serve-all-sf1 ./rigel bench serve --db "$data/tpch-sf1.duckdb" --device cuda --queries all --clients 1,16 --per-client 44 --out "$out/serve-all-sf1.md"
@@ -63,7 +68,7 @@ if [ "$what" = serve ]; then
   fi
   cat "$out"/serve-*.md 2>/dev/null
 fi
-if [ "$what" = sanitize ]; then
+if has sanitize; then
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
   if [ -z "$cs" ]; then
     echo "compute-sanitizer not found"
@@ -71,5 +76,20 @@ if [ "$what" = sanitize ]; then
     step memcheck "$cs" --tool memcheck --leak-check full --error-exitcode 3 ./cuda.test -test.run 'TestBattery|TestThreadHopping' -test.short -test.count=1
     grep -E "ERROR SUMMARY|LEAK SUMMARY|^(--- FAIL|FAIL|ok|PASS)" "$out/memcheck.log" | tail -8
   fi
+fi
+if has sanitize-tpch || has leak; then
+  [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
+fi
+if has sanitize-tpch; then
+  cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+  for tool in ${RIGEL_SANITIZE_TOOLS:-memcheck racecheck}; do
+    extra=""; [ "$tool" = memcheck ] && extra="--leak-check full"
+    RIGEL_TPCH_SF=1 step "tpch-sf1-$tool" "$cs" --tool "$tool" $extra --error-exitcode 3 ./conformance.test -test.v -test.run 'TestTPCHCuda' -test.count=1
+    grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|^(--- FAIL|FAIL|ok|PASS)" "$out/tpch-sf1-$tool.log" | tail -8
+  done
+fi
+if has leak; then
+  RIGEL_TPCH_SF=1 step leak-1000 ./conformance.test -test.v -test.run 'TestCudaNoLeak' -test.count=1
+  grep -E "bytes live|leaked|^(--- FAIL|--- SKIP|FAIL|ok|PASS)" "$out/leak-1000.log" | tail -8
 fi
 echo; echo "== steps"; printf '%s\n' "${summary[@]}"

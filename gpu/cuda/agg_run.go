@@ -2,11 +2,10 @@ package cuda
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/rigel-db/rigel/gpu"
 )
@@ -104,18 +103,15 @@ func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []
 	if err != nil || full {
 		return nil, full, err
 	}
+	if ap.strat == stratHash {
+		out, err := d.emitGroups(ap, mod, cols, table, keys, nslots)
+		return out, false, err
+	}
 	tb := make([]byte, tableBytes)
 	if err := d.copyOut(tb, table, "aggregate table"); err != nil {
 		return nil, false, err
 	}
-	var kb []byte
-	if ap.strat == stratHash {
-		kb = make([]byte, nslots*ap.keyWords*8)
-		if err := d.copyOut(kb, keys, "aggregate keys"); err != nil {
-			return nil, false, err
-		}
-	}
-	hosts, err := finalize(ap, cols, tb, kb, nslots)
+	hosts, err := finalize(ap, cols, tb)
 	if err != nil {
 		return nil, false, err
 	}
@@ -123,63 +119,100 @@ func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []
 	return out, false, err
 }
 
-// finalize turns the downloaded table into output columns: one row per
-// used slot (always one row without keys), keys then aggregates.
-func finalize(ap *aggPlan, cols []*column, tb, kb []byte, nslots int) ([]*hostColumn, error) {
+// emitGroups writes the used slots of a hash aggregate's table as output
+// columns on the device (emitSource's kernels): only the group count comes
+// back to the host.
+func (d *Device) emitGroups(ap *aggPlan, mod *module, cols []*column, table, keys uint64, nslots int) (out []*column, err error) {
+	tmp := &temps{d: d}
+	defer tmp.release()
+	defer func() {
+		if err != nil {
+			for _, c := range out {
+				d.freeColumn(c)
+			}
+			out = nil
+		}
+	}()
+	ntiles := (nslots + tileRows - 1) / tileRows
+	counts, err := tmp.get(int64(ntiles)*4, "aggregate tile counts")
+	if err != nil {
+		return nil, err
+	}
+	offsets, err := tmp.get(int64(ntiles+1)*8, "aggregate tile offsets")
+	if err != nil {
+		return nil, err
+	}
+	args := []uint64{uint64(nslots), d.status, table, keys, counts, uint64(ntiles)}
+	grid := d.gridFor(int64(ntiles), 1)
+	if err := d.timedLaunch(mod, "rg_agg_used", grid, blockThreads, 0, args); err != nil {
+		return nil, err
+	}
+	if err := d.timedLaunch(d.util, "rg_scan", 1, 1024, 0, []uint64{uint64(ntiles), counts, offsets}); err != nil {
+		return nil, err
+	}
+	var tb [8]byte
+	if err := d.copyOut(tb[:], offsets+uint64(ntiles)*8, "group count"); err != nil {
+		return nil, err
+	}
+	groups := int(binary.LittleEndian.Uint64(tb[:]))
+	args[4] = offsets
+	p := ap.p
+	for i, t := range p.OutputTypes() {
+		c, err := d.newOutput(t, groups, outputDict(ap, cols, i), fmt.Sprintf("aggregate output #%d (%d groups)", i, groups))
+		if err != nil {
+			return out, err
+		}
+		out = append(out, c)
+		args = append(args, c.data, c.valid)
+	}
+	if groups > 0 {
+		if err := d.timedLaunch(mod, "rg_agg_emit", grid, blockThreads, 0, args); err != nil {
+			return out, err
+		}
+	}
+	_, err = d.checkStatus()
+	return out, err
+}
+
+// outputDict is the dictionary of aggregate output column i when it is a
+// string: that of its group key or of its min/max argument.
+func outputDict(ap *aggPlan, cols []*column, i int) *array.String {
+	p := ap.p
+	if p.OutputTypes()[i].Kind != gpu.Dict {
+		return nil
+	}
+	if i < len(p.Keys) {
+		return ap.strs.dictOf(p.Project[p.Keys[i]], cols)
+	}
+	if l := ap.aggs[i-len(p.Keys)]; l.a.Kind != gpu.AggCountStar {
+		return ap.strs.dictOf(p.Project[l.a.Arg], cols)
+	}
+	return nil
+}
+
+// finalize turns the downloaded table of a domain aggregate (at most
+// maxDomainGroups slots) into output columns: one row per used slot (always
+// one row without keys), keys then aggregates.
+func finalize(ap *aggPlan, cols []*column, tb []byte) ([]*hostColumn, error) {
 	p := ap.p
 	W := ap.slotWords
 	word := func(s, w int) uint64 { return binary.LittleEndian.Uint64(tb[(s*W+w)*8:]) }
-	// A table of millions of slots (a grouping on an order key) takes
-	// seconds in one goroutine: the slots are split into chunks, each
-	// found and converted by its own goroutine.
-	chunks := max(1, min(runtime.GOMAXPROCS(0), nslots/(1<<16)))
-	per := (nslots + chunks - 1) / chunks
-	chunkSlots := make([][]int, chunks)
-	var wg sync.WaitGroup
-	for c := range chunks {
-		wg.Go(func() {
-			for s := c * per; s < min(nslots, (c+1)*per); s++ {
-				used := word(s, 0) > 0 // every claimed slot counted its row
-				if used || (len(p.Keys) == 0 && s == 0) {
-					chunkSlots[c] = append(chunkSlots[c], s)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	rows := 0
-	firstRow := make([]int, chunks)
-	for c, cs := range chunkSlots {
-		firstRow[c] = rows
-		rows += len(cs)
+	var slots []int
+	for s := range ap.groups {
+		used := word(s, 0) > 0 // every claimed slot counted its row
+		if used || (len(p.Keys) == 0 && s == 0) {
+			slots = append(slots, s)
+		}
 	}
 	types := p.OutputTypes()
 	out := make([]*hostColumn, len(types))
 	for i, t := range types {
-		h := &hostColumn{t: t, n: rows, data: make([]byte, rows*t.Kind.Width())}
+		h := &hostColumn{t: t, n: len(slots), data: make([]byte, len(slots)*t.Kind.Width()), dict: outputDict(ap, cols, i)}
 		if t.Nullable {
-			h.valid = make([]byte, rows)
-		}
-		if t.Kind == gpu.Dict {
-			if i < len(p.Keys) {
-				h.dict = ap.strs.dictOf(p.Project[p.Keys[i]], cols)
-			} else if l := ap.aggs[i-len(p.Keys)]; l.a.Kind != gpu.AggCountStar {
-				h.dict = ap.strs.dictOf(p.Project[l.a.Arg], cols)
-			}
+			h.valid = make([]byte, len(slots))
 		}
 		out[i] = h
 	}
-	errs := make([]error, chunks)
-	for c := range chunks {
-		wg.Go(func() { errs[c] = finalizeRows(ap, out, word, kb, chunkSlots[c], firstRow[c]) })
-	}
-	wg.Wait()
-	return out, errors.Join(errs...)
-}
-
-// finalizeRows converts slots into output rows first, first+1, ...
-func finalizeRows(ap *aggPlan, out []*hostColumn, word func(s, w int) uint64, kb []byte, slots []int, first int) error {
-	p := ap.p
 	setNull := func(h *hostColumn, r int, null bool, what string) error {
 		if h.valid != nil {
 			if !null {
@@ -192,38 +225,17 @@ func finalizeRows(ap *aggPlan, out []*hostColumn, word func(s, w int) uint64, kb
 		}
 		return nil
 	}
-	for i, s := range slots {
-		r := first + i
-		// Keys.
+	for r, s := range slots {
+		// Keys: the slot is the mixed-radix number of the keys' codes.
 		for ki, k := range p.Keys {
-			t := p.Project[k].Type
 			h := out[ki]
-			var v uint64
-			null := false
-			if ap.strat == stratDomain {
-				code := (s / ap.strides[ki]) % ap.domains[ki]
-				if t.Nullable && code == ap.domains[ki]-1 {
-					null = true
-				}
-				v = uint64(code)
-			} else {
-				kw := func(i int) uint64 { return binary.LittleEndian.Uint64(kb[(s*ap.keyWords+i)*8:]) }
-				if ap.nullBit[ki] >= 0 {
-					null = kw(ap.nullWord)>>ap.nullBit[ki]&1 == 1
-				}
-				v = kw(ap.keyWord[ki])
-				if t.Kind == gpu.Decimal128 && !null {
-					binary.LittleEndian.PutUint64(h.data[r*16:], v)
-					binary.LittleEndian.PutUint64(h.data[r*16+8:], kw(ap.keyWord[ki]+1))
-					setNull(h, r, false, "")
-					continue
-				}
-			}
+			code := (s / ap.strides[ki]) % ap.domains[ki]
+			null := p.Project[k].Type.Nullable && code == ap.domains[ki]-1
 			if err := setNull(h, r, null, "group key"); err != nil {
-				return err
+				return nil, err
 			}
 			if !null {
-				putValue(h, r, v)
+				putValue(h, r, uint64(code))
 			}
 		}
 		// Aggregates.
@@ -241,7 +253,7 @@ func finalizeRows(ap *aggPlan, out []*hostColumn, word func(s, w int) uint64, kb
 			}
 			null := word(s, l.nn) == 0
 			if err := setNull(h, r, null, l.a.Kind.String()); err != nil {
-				return err
+				return nil, err
 			}
 			if null {
 				continue
@@ -252,7 +264,7 @@ func finalizeRows(ap *aggPlan, out []*hostColumn, word func(s, w int) uint64, kb
 			case l.a.Kind == gpu.AggSum:
 				lo, mid, hi := word(s, l.val), word(s, l.val+1), word(s, l.val+2)
 				if hi != uint64(int64(mid)>>63) {
-					return fmt.Errorf("sum does not fit 128 bits: %w", gpu.ErrOverflow)
+					return nil, fmt.Errorf("sum does not fit 128 bits: %w", gpu.ErrOverflow)
 				}
 				binary.LittleEndian.PutUint64(h.data[r*16:], lo)
 				binary.LittleEndian.PutUint64(h.data[r*16+8:], mid)
@@ -277,7 +289,7 @@ func finalizeRows(ap *aggPlan, out []*hostColumn, word func(s, w int) uint64, kb
 			}
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // putValue stores the low bytes of an integer into row r of h.

@@ -380,6 +380,9 @@ func aggregateSource(ap *aggPlan) (string, error) {
 		}
 	}
 	b.WriteString("}\n")
+	if ap.strat == stratHash {
+		b.WriteString(emitSource(ap))
+	}
 	return b.String(), nil
 }
 

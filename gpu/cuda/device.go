@@ -55,6 +55,9 @@ type Device struct {
 	closed                    bool
 
 	st struct{ up, down, launches, compiled, nanos atomic.Int64 }
+	// direct: blocks allocated outside the pool and their sizes (d.mu).
+	direct      map[uint64]int64
+	directBytes int64
 }
 
 var _ gpu.Device = (*Device)(nil)
@@ -190,14 +193,16 @@ func (d *Device) Info() gpu.Info {
 
 func (d *Device) Stats() gpu.Stats {
 	d.mu.Lock()
+	var live int64
 	if !d.closed {
 		d.settleTimers()
+		live = d.pool.live + d.directBytes
 	}
 	d.mu.Unlock()
 	return gpu.Stats{
 		BytesUploaded: d.st.up.Load(), BytesDownloaded: d.st.down.Load(),
 		KernelLaunches: d.st.launches.Load(), KernelsCompiled: d.st.compiled.Load(),
-		DeviceNanos: d.st.nanos.Load(),
+		DeviceNanos: d.st.nanos.Load(), BytesLive: live,
 	}
 }
 
@@ -237,6 +242,13 @@ func (d *Device) Close() error {
 	if d.pool != nil {
 		note(d.pool.drain())
 	}
+	// Columns still held (the column cache's uploads) are freed here: the
+	// context may outlive this device (it is the primary context), and
+	// their Release after Close finds the device closed and frees nothing.
+	for p := range d.direct {
+		note(d.cx.free(p))
+	}
+	d.direct, d.directBytes = nil, 0
 	if d.status != 0 {
 		note(d.cx.free(d.status))
 	}

@@ -11,6 +11,7 @@ type pool struct {
 	free  map[int][]uint64 // size class -> free blocks
 	class map[uint64]int   // live and free blocks -> size class
 	held  int64            // bytes in free lists
+	live  int64            // bytes of blocks handed out and not put back
 }
 
 func newPool(cx ctx) *pool {
@@ -33,6 +34,7 @@ func (p *pool) get(n int64, what string) (uint64, error) {
 		b := l[len(l)-1]
 		p.free[c] = l[:len(l)-1]
 		p.held -= 1 << c
+		p.live += 1 << c
 		return b, nil
 	}
 	b, err := p.cx.alloc(1<<c, what)
@@ -46,6 +48,7 @@ func (p *pool) get(n int64, what string) (uint64, error) {
 		return 0, err
 	}
 	p.class[b] = c
+	p.live += 1 << c
 	return b, nil
 }
 
@@ -57,6 +60,7 @@ func (p *pool) put(b uint64) {
 	}
 	p.free[c] = append(p.free[c], b)
 	p.held += 1 << c
+	p.live -= 1 << c
 }
 
 func (p *pool) drainFree() error {
@@ -83,5 +87,6 @@ func (p *pool) drain() error {
 		}
 	}
 	p.class = map[uint64]int{}
+	p.live = 0
 	return first
 }

@@ -3,6 +3,7 @@ package cuda
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -105,6 +106,9 @@ func (t *temps) release() {
 	}
 }
 
+// statusNullNotNullable is prelude.cuh's RG_NULL_NOT_NULLABLE.
+const statusNullNotNullable = 32
+
 // resetStatus clears the flag word kernels raise errors in.
 func (d *Device) resetStatus() error { return d.cx.memset(d.status, 0, 8, d.stream) }
 
@@ -121,6 +125,8 @@ func (d *Device) checkStatus() (tableFull bool, err error) {
 		return false, fmt.Errorf("an integer or decimal result does not fit its type: %w", gpu.ErrOverflow)
 	case f&2 != 0:
 		return false, fmt.Errorf("decimal to float conversion of a value beyond the exactly convertible range: %w", gpu.ErrUnsupported)
+	case f&statusNullNotNullable != 0:
+		return false, errors.New("a null where the output type is not nullable (an aggregate of no rows, or a null group key)")
 	}
 	return f&4 != 0, nil
 }

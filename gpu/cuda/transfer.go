@@ -154,7 +154,7 @@ func (d *Device) place(h *hostColumn, pooled bool) (*column, error) {
 		if pooled {
 			return d.pool.get(n, what)
 		}
-		return d.cx.alloc(n, what)
+		return d.allocDirect(n, what)
 	}
 	var err error
 	if c.data, err = alloc(int64(h.n * h.t.Kind.Width())); err != nil {
@@ -183,7 +183,7 @@ func (d *Device) freeColumn(c *column) {
 		if c.pooled {
 			d.pool.put(p)
 		} else {
-			d.cx.free(p)
+			d.freeDirect(p)
 		}
 	}
 	if c.dict != nil {
@@ -295,4 +295,26 @@ func decode(h *hostColumn) (arrow.Array, error) {
 	data := array.NewData(gpu.ArrowType(h.t), n, []*memory.Buffer{bitmap, memory.NewBufferBytes(h.data)}, nil, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data), nil
+}
+
+// allocDirect allocates outside the pool (uploaded table columns, which the
+// column cache keeps for long) and counts the bytes for Stats.BytesLive;
+// with d.mu held.
+func (d *Device) allocDirect(n int64, what string) (uint64, error) {
+	p, err := d.cx.alloc(n, what)
+	if err == nil {
+		if d.direct == nil {
+			d.direct = map[uint64]int64{}
+		}
+		d.direct[p] = n
+		d.directBytes += n
+	}
+	return p, err
+}
+
+// freeDirect frees a block of allocDirect; with d.mu held.
+func (d *Device) freeDirect(p uint64) {
+	d.directBytes -= d.direct[p]
+	delete(d.direct, p)
+	d.cx.free(p)
 }

@@ -21,6 +21,8 @@ struct Args { uint64_t a[256]; };
 #define RG_OVERFLOW 1u
 #define RG_INEXACT_FLOAT 2u
 #define RG_TABLE_FULL 4u
+// 16 is join.cu's RG_BAD_INDEX.
+#define RG_NULL_NOT_NULLABLE 32u
 
 __device__ __forceinline__ void rg_raise(uint32_t *st, uint32_t bit) { atomicOr(st, bit); }
 

@@ -1,0 +1,62 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/rigel-db/rigel/conformance/tpch"
+	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
+	"github.com/rigel-db/rigel/gpu/cuda"
+)
+
+// TestCudaNoLeak runs the 22 TPC-H queries in turn, 1,000 queries in all
+// (RIGEL_LEAK_QUERIES changes the count), on the GPU and checks that the
+// device memory held after the last is what it was after the first round:
+// the first round loads every table column into the cache, and from then on
+// every query must give back all it allocated. Each query must run on the
+// GPU (a fallback would allocate nothing and hide a leak).
+func TestCudaNoLeak(t *testing.T) {
+	dev, err := cuda.Open()
+	if err != nil {
+		t.Skipf("SKIP: no GPU: %v", err)
+	}
+	defer dev.Close()
+	total := 1000
+	if s := os.Getenv("RIGEL_LEAK_QUERIES"); s != "" {
+		if total, err = strconv.Atoi(s); err != nil || total < 44 {
+			t.Fatalf("RIGEL_LEAK_QUERIES=%q: want a number >= 44", s)
+		}
+	}
+	eng := openEngine(t, dev)
+	ctx := context.Background()
+	queries := make([]string, 22)
+	for n := range queries {
+		if queries[n], err = tpch.Query(n + 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var afterFirstRound int64
+	for i := range total {
+		res, err := eng.Query(ctx, queries[i%22])
+		if err != nil {
+			t.Fatalf("query %d (Q%02d): %v", i+1, i%22+1, err)
+		}
+		where, reason := res.Where, res.Reason
+		res.Release()
+		if where != duckdbbridge.OnGPU {
+			t.Fatalf("query %d (Q%02d) ran on %s: %s", i+1, i%22+1, where, reason)
+		}
+		live := dev.Stats().BytesLive
+		switch {
+		case i == 21:
+			afterFirstRound = live
+			t.Logf("after the first round (22 queries): %d bytes live on the device", live)
+		case i > 21 && live != afterFirstRound:
+			t.Fatalf("after query %d (Q%02d): %d bytes live on the device, %d after the first round: %+d bytes leaked",
+				i+1, i%22+1, live, afterFirstRound, live-afterFirstRound)
+		}
+	}
+	t.Logf("after %d queries: %d bytes live on the device, as after the first round", total, dev.Stats().BytesLive)
+}
