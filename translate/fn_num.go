@@ -161,7 +161,9 @@ func floatConst(k gpu.Kind, v float64) *gpu.Expr {
 	return gpu.Const(gpu.Type{Kind: k}, gpu.Value{F64: v})
 }
 
-func intConst(t gpu.Type, v int64) *gpu.Expr { return gpu.Const(t.WithNullable(false), gpu.Value{I64: v}) }
+func intConst(t gpu.Type, v int64) *gpu.Expr {
+	return gpu.Const(t.WithNullable(false), gpu.Value{I64: v})
+}
 
 // nullWhen is val, or null where cond holds.
 func nullWhen(cond, val *gpu.Expr) *gpu.Expr {
