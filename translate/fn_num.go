@@ -443,15 +443,22 @@ func floatFunc(fn substrait.Func, op gpu.Op, o *fnOpts, out gpu.Type, args []*gp
 		lx := gpu.Call(gpu.OpLn, t, x)
 		lb := gpu.Call(gpu.OpLn, t, xs[1])
 		val = gpu.Call(gpu.OpDiv, t, lx, lb)
+		// Both logarithms count: a negative x or base is a domain error,
+		// a zero x or base a log of zero.
 		lo, e1 := cmpConst(gpu.OpLt, x, 0)
-		lb0, e2 := cmpConst(gpu.OpLe, xs[1], 0)
+		lb, e2 := cmpConst(gpu.OpLt, xs[1], 0)
 		if e1 != nil {
 			return nil, e1
 		}
-		if domain, err = or(lo, lb0, e2); err != nil {
+		if domain, err = or(lo, lb, e2); err != nil {
 			return nil, err
 		}
-		if zero, err = cmpConst(gpu.OpEq, x, 0); err != nil {
+		zx, e1 := cmpConst(gpu.OpEq, x, 0)
+		zb, e2 := cmpConst(gpu.OpEq, xs[1], 0)
+		if e1 != nil {
+			return nil, e1
+		}
+		if zero, err = or(zx, zb, e2); err != nil {
 			return nil, err
 		}
 	case substrait.FnPower:
