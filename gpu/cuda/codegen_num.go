@@ -7,12 +7,10 @@ import (
 	"github.com/rigel-db/rigel/gpu"
 )
 
-// CUDA code for the numeric operators of gpu/ir_num.go. The kernels have
-// one error flag for arithmetic (RG_OVERFLOW) and none for a domain error,
-// so the operators that can raise gpu.ErrDomain (OpCheck, OpMod, OpIntDiv,
-// OpIntPow, OpFactorial, shifts by a count that is not a constant in
-// range) are refused with ErrUnsupported: the engine then runs the query
-// elsewhere rather than giving a wrong answer.
+// CUDA code for the numeric operators of gpu/ir_num.go. A domain error
+// raises RG_DOMAIN in the status word (gpu.ErrDomain after the kernel);
+// OpRound of an exact number by a digit count that is not a constant is
+// refused with ErrUnsupported.
 
 // cudaFloatFuncs maps the one-argument float operators to CUDA's double
 // math functions; a Float32 result is the double result rounded once, as
@@ -28,7 +26,7 @@ func isNumOp(op gpu.Op) bool { return op >= gpu.OpSqrt && op <= gpu.OpRound }
 
 // numExpr emits a numeric operator into the declared v/n (n already holds
 // "any argument is null"); handled is false for other operators.
-func (g *exprGen) numExpr(e *gpu.Expr, v, n string, args []string) (handled bool, err error) {
+func (g *exprGen) numExpr(e *gpu.Expr, v, n string, args, nulls []string) (handled bool, err error) {
 	if !isNumOp(e.Op) {
 		return false, nil
 	}
@@ -47,6 +45,15 @@ func (g *exprGen) numExpr(e *gpu.Expr, v, n string, args []string) (handled bool
 	t := e.Type
 	ct := ctype(t.Kind)
 	a := e.Args[0].Type
+	if e.Op == gpu.OpCheck {
+		if a.Kind != gpu.Bool || e.Args[1].Type.Kind != t.Kind {
+			return true, fmt.Errorf("check of %s over %s giving %s", a, e.Args[1].Type, t)
+		}
+		// The result is the value's (its null alone, not the condition's).
+		g.line("if (!%s && %s) rg_raise(status, RG_DOMAIN);", nulls[0], args[0])
+		g.line("%s = %s; %s = %s ? (%s)0 : (%s)%s;", n, nulls[1], v, n, ct, ct, args[1])
+		return true, nil
+	}
 	if t.Kind.IsFloat() {
 		for _, x := range e.Args[:1] {
 			if x.Type.Kind != t.Kind {
@@ -109,19 +116,20 @@ func (g *exprGen) numExpr(e *gpu.Expr, v, n string, args []string) (handled bool
 			return true, fmt.Errorf("%s of %s giving %s", e.Op, a, t)
 		}
 		width := int64(a.Kind.Width() * 8)
-		c := e.Args[1]
-		if c.Op != gpu.OpConst || c.Const.Null || c.Const.I64 < 0 || c.Const.I64 >= width {
-			return true, refuse("shift count not a constant within the width")
+		if !e.Args[1].Type.Kind.IsInteger() || isDecimal(e.Args[1].Type.Kind) {
+			return true, fmt.Errorf("%s by %s: an integer count needed", e.Op, e.Args[1].Type)
 		}
 		ut := map[int64]string{8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t"}[width]
 		st := stype(a.Kind)
+		g.line("if (!%s) { const long long k = (long long)%s;", n, args[1])
+		g.line("  if (k < 0 || k >= %d) rg_raise(status, RG_DOMAIN);", width)
 		switch e.Op {
 		case gpu.OpShl: // bits beyond the width are dropped (wraparound)
-			g.line("if (!%s) %s = (%s)(%s)(%s)((%s)%s << %d);", n, v, ct, st, ut, ut, args[0], c.Const.I64)
+			g.line("  else %s = (%s)(%s)(%s)((%s)%s << k); }", v, ct, st, ut, ut, args[0])
 		case gpu.OpShr: // arithmetic: >> on a signed value sign-fills in CUDA
-			g.line("if (!%s) %s = (%s)((%s)%s >> %d);", n, v, ct, st, args[0], c.Const.I64)
+			g.line("  else %s = (%s)((%s)%s >> k); }", v, ct, st, args[0])
 		default:
-			g.line("if (!%s) %s = (%s)(%s)((%s)%s >> %d);", n, v, ct, st, ut, args[0], c.Const.I64)
+			g.line("  else %s = (%s)(%s)((%s)%s >> k); }", v, ct, st, ut, args[0])
 		}
 	case gpu.OpSaturate, gpu.OpWrap:
 		if scaleOf(a) != 0 || isDecimal(t.Kind) {
@@ -172,8 +180,42 @@ func (g *exprGen) numExpr(e *gpu.Expr, v, n string, args []string) (handled bool
 			g.checkFit("r", t)
 			g.line("  %s = (%s)r; }", v, ct)
 		}
+	case gpu.OpMod, gpu.OpIntDiv:
+		if isDecimal(a.Kind) || a.Kind != t.Kind || e.Args[1].Type.Kind != t.Kind {
+			return true, fmt.Errorf("%s of %s and %s giving %s: one integer kind needed", e.Op, a, e.Args[1].Type, t)
+		}
+		// In 128 bits MIN / -1 is exact (then checked against the type) and
+		// MIN %% -1 is 0, never the hardware's trap.
+		op := map[gpu.Op]string{gpu.OpMod: "%", gpu.OpIntDiv: "/"}[e.Op]
+		g.line("if (!%s) { if (%s == 0) rg_raise(status, RG_DOMAIN); else { const i128 r = (i128)%s %s (i128)%s;", n, args[1], args[0], op, args[1])
+		g.checkFit("r", t)
+		g.line("  %s = (%s)r; } }", v, ct)
+	case gpu.OpIntPow:
+		if isDecimal(a.Kind) || a.Kind != t.Kind || !e.Args[1].Type.Kind.IsInteger() || isDecimal(e.Args[1].Type.Kind) {
+			return true, fmt.Errorf("int_pow of %s by %s giving %s", a, e.Args[1].Type, t)
+		}
+		// |x| >= 2 overflows 128 bits past 127 steps: the loop is bounded.
+		g.line("if (!%s) { const i128 x = (i128)%s; const long long k = (long long)%s; i128 r = 1;", n, args[0], args[1])
+		g.line("  if (k < 0) rg_raise(status, RG_DOMAIN);")
+		g.line("  else if (x == 0) r = k == 0 ? 1 : 0;")
+		g.line("  else if (x == 1) r = 1;")
+		g.line("  else if (x == -1) r = (k & 1) ? -1 : 1;")
+		g.line("  else if (k > 128) rg_raise(status, RG_OVERFLOW);")
+		g.line("  else for (long long j = 0; j < k; j++) if (rg_mul128(r, x, &r)) { rg_raise(status, RG_OVERFLOW); break; }")
+		g.checkFit("r", t)
+		g.line("  %s = (%s)r; }", v, ct)
+	case gpu.OpFactorial:
+		if scaleOf(a) != 0 || scaleOf(t) != 0 {
+			return true, fmt.Errorf("factorial of %s giving %s: scale 0 needed", a, t)
+		}
+		g.line("if (!%s) { const i128 x = (i128)%s; i128 r = 1;", n, args[0])
+		g.line("  if (x < 0) rg_raise(status, RG_DOMAIN);")
+		g.line("  else if (x > 34) rg_raise(status, RG_OVERFLOW);")
+		g.line("  else for (int j = 2; j <= (int)x; j++) if (rg_mul128(r, (i128)j, &r)) { rg_raise(status, RG_OVERFLOW); break; }")
+		g.checkFit("r", t)
+		g.line("  %s = (%s)r; }", v, ct)
 	default:
-		return true, refuse("can raise a domain error, which kernels cannot report")
+		return true, refuse("no CUDA code for it")
 	}
 	return true, nil
 }

@@ -21,6 +21,7 @@ func numCases() []testCase {
 		{"num/saturate_wrap", testNumSaturateWrap},
 		{"num/ceil_floor_round", testNumCeilFloorRound},
 		{"num/domain", testNumDomain},
+		{"num/pow_factorial", testNumPowFactorial},
 	}
 }
 
@@ -96,8 +97,8 @@ func testNumCeilFloorRound(t *testing.T, dev gpu.Device) {
 	}, true)
 }
 
-// testNumDomain: division, modulus and OpCheck raise ErrDomain; a device
-// may refuse these operators (ErrUnsupported), never answer wrongly.
+// testNumDomain: division, modulus, shifts and OpCheck raise ErrDomain; a
+// device may refuse these operators (ErrUnsupported), never answer wrongly.
 func testNumDomain(t *testing.T, dev gpu.Device) {
 	a := func() arrow.Array { return MakeArray(I16, int64(7), int64(-7), int64(8)) }
 	b := func() arrow.Array { return MakeArray(I16, int64(2), int64(2), int64(-3)) }
@@ -117,10 +118,37 @@ func testNumDomain(t *testing.T, dev gpu.Device) {
 	if !errors.Is(err, gpu.ErrDomain) {
 		t.Fatalf("check of a negative value: %v, want ErrDomain", err)
 	}
+	err = projectErr(t, dev, arrs(a(), MakeArray(I32, int64(1), int64(16), int64(2))),
+		gpu.Call(gpu.OpShl, TI16, ca, gpu.Col(1, TI32)))
+	if !errors.Is(err, gpu.ErrDomain) {
+		t.Fatalf("shift of an i16 by 16: %v, want ErrDomain", err)
+	}
 	minI64 := MakeArray(I64, int64(math.MinInt64))
 	m1 := MakeArray(I64, int64(-1))
 	e := gpu.Call(gpu.OpIntDiv, TI64, gpu.Col(0, TI64), gpu.Col(1, TI64))
 	expectOverflow(t, projectErr(t, dev, arrs(minI64, m1), e), e.String())
+}
+
+func testNumPowFactorial(t *testing.T, dev gpu.Device) {
+	x := func() arrow.Array { return MakeArray(I64, int64(13), int64(-1), int64(0), int64(2), nil) }
+	k := func() arrow.Array { return MakeArray(I64, int64(10), int64(7), int64(0), int64(62), int64(1)) }
+	cx, ck := gpu.Col(0, N(TI64)), gpu.Col(1, TI64)
+	pow := gpu.Call(gpu.OpIntPow, N(TI64), cx, ck)
+	expectNumRows(t, project(t, dev, arrs(x(), k()), pow),
+		[]string{"137858491849", "-1", "1", "4611686018427387904", NullCell}, true)
+	e := gpu.Call(gpu.OpIntPow, TI64, gpu.Col(0, TI64), gpu.Col(1, TI64))
+	expectOverflow(t, projectErr(t, dev, arrs(MakeArray(I64, int64(2)), MakeArray(I64, int64(63))), e), e.String())
+	if err := projectErr(t, dev, arrs(MakeArray(I64, int64(2)), MakeArray(I64, int64(-1))), e); !errors.Is(err, gpu.ErrDomain) {
+		t.Fatalf("2 ^ -1 in integers: %v, want ErrDomain", err)
+	}
+	n := MakeArray(Dec(2, 0), int64(0), int64(20), int64(33), nil)
+	f := gpu.Call(gpu.OpFactorial, N(TDec128(38, 0)), gpu.Col(0, N(TDec64(2, 0))))
+	expectNumRows(t, project(t, dev, arrs(n), f),
+		[]string{"1", "2432902008176640000", "8683317618811886495518194401280000000", NullCell}, true)
+	f = gpu.Call(gpu.OpFactorial, TDec128(38, 0), gpu.Col(0, TDec64(2, 0)))
+	expectOverflow(t, projectErr(t, dev, arrs(MakeArray(Dec(2, 0), int64(34))), f), f.String())
+	f = gpu.Call(gpu.OpFactorial, TI64, gpu.Col(0, TI64))
+	expectOverflow(t, projectErr(t, dev, arrs(MakeArray(I64, int64(21))), f), f.String())
 }
 
 // expectNumRows compares rows written with "|" between cells.
