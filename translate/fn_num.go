@@ -556,6 +556,10 @@ func overflowArith(fn substrait.Func, o *fnOpts, out gpu.Type, args []*gpu.Expr)
 	if _, err := o.get("on_domain_error", "ERROR", "ERROR", "NULL"); err != nil {
 		return nil, err
 	}
+	// OpIntDiv truncates toward zero (C, DuckDB's //).
+	if _, err := o.get("division_type", "TRUNCATE", "TRUNCATE"); err != nil {
+		return nil, err
+	}
 	t := out
 	if ov != "ERROR" {
 		if out.Kind == gpu.Int64 {

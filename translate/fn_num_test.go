@@ -36,6 +36,7 @@ func TestNumericOptionsRefused(t *testing.T) {
 		{substrait.FnDivide, opts("overflow", "SATURATE"), i64, []*gpu.Expr{n, n}},
 		{substrait.FnDivide, opts("on_division_by_zero", "NAN"), i64, []*gpu.Expr{n, n}},
 		{substrait.FnModulus, opts("division_type", "EUCLIDEAN"), i64, []*gpu.Expr{n, n}},
+		{substrait.FnDivide, opts("division_type", "FLOOR"), i64, []*gpu.Expr{n, n}},
 		{substrait.FnFactorial, opts("overflow", "SATURATE"), i64, []*gpu.Expr{n}},
 	} {
 		_, err := exprConv{}.numericCall(tc.fn, tc.o, tc.out, tc.args)
