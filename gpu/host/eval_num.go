@@ -150,6 +150,9 @@ func evalNum(e *gpu.Expr, b *batch) (r *vec, handled bool, err error) {
 		finishFloat(e.Type, r)
 		return r, true, nil
 	}
+	if r.i64 = fastInt(e, args, r); r.i64 != nil {
+		return r, true, nil
+	}
 	out := make([]*big.Int, n)
 	for i := 0; i < n; i++ {
 		if !r.isValid(i) {
@@ -329,4 +332,70 @@ func roundFloat(x float64, digits int64) float64 {
 		return x // too many digits to change anything
 	}
 	return y / p
+}
+
+// fastInt evaluates the common integer operators whose arguments and
+// result are all plain integers in int64 storage without math/big (the
+// DuckDB bridge sends // and % this way); nil when it does not apply or
+// when a row needs the exact path (an error, an overflow), which then
+// recomputes every row and reports it.
+func fastInt(e *gpu.Expr, args []*vec, r *vec) []int64 {
+	switch e.Op {
+	case gpu.OpMod, gpu.OpIntDiv, gpu.OpBitAnd, gpu.OpBitOr, gpu.OpBitXor, gpu.OpBitNot, gpu.OpAbs:
+	default:
+		return nil
+	}
+	if storageOf(e.Type.Kind) != stInt { // Decimal64 too: boundsOf checks its precision
+		return nil
+	}
+	for _, a := range args {
+		if a.i64 == nil {
+			return nil
+		}
+	}
+	bd := boundsOf(e.Type)
+	x := args[0].i64
+	var y []int64
+	if len(args) > 1 {
+		y = args[1].i64
+	}
+	out := make([]int64, len(x))
+	for i := range out {
+		if !r.isValid(i) {
+			continue
+		}
+		var v int64
+		switch e.Op {
+		case gpu.OpMod, gpu.OpIntDiv:
+			if y[i] == 0 || (x[i] == math.MinInt64 && y[i] == -1) {
+				return nil // a domain error or the one overflowing quotient
+			}
+			if e.Op == gpu.OpMod {
+				v = x[i] % y[i] // Go's % truncates, as the IR's modulus
+			} else {
+				v = x[i] / y[i]
+			}
+		case gpu.OpBitAnd:
+			v = x[i] & y[i]
+		case gpu.OpBitOr:
+			v = x[i] | y[i]
+		case gpu.OpBitXor:
+			v = x[i] ^ y[i]
+		case gpu.OpBitNot:
+			v = ^x[i]
+		case gpu.OpAbs:
+			if x[i] == math.MinInt64 {
+				return nil
+			}
+			v = x[i]
+			if v < 0 {
+				v = -v
+			}
+		}
+		if v < bd.lo || v > bd.hi {
+			return nil
+		}
+		out[i] = v
+	}
+	return out
 }
