@@ -289,14 +289,16 @@ func (b *aggBuilder) measure(argConv func(expr.Expression) (*gpu.Expr, error), m
 			}
 			return cast(gpu.Call(gpu.OpDiv, ft, s, c), out)
 		}, nil
-	case substrait.FnMin, substrait.FnMax, substrait.FnAnyValue:
+	case substrait.FnMin, substrait.FnMax, substrait.FnAnyValue, substrait.FnBoolAnd, substrait.FnBoolOr:
 		if len(args) != 1 {
 			return nil, fmt.Errorf("%s: %d arguments, want 1", fn, len(args))
 		}
 		// any_value may give any value of the group; the smallest is one,
 		// and the same on every device.
+		// bool_and is the minimum of booleans (false < true), bool_or the
+		// maximum; both ignore nulls and give null over no values.
 		kind := gpu.AggMin
-		if fn == substrait.FnMax {
+		if fn == substrait.FnMax || fn == substrait.FnBoolOr {
 			kind = gpu.AggMax
 		}
 		return col(b.agg(gpu.Agg{Kind: kind, Arg: b.project(args[0]), Type: args[0].Type.WithNullable(true)})), nil

@@ -361,6 +361,9 @@ func (g *exprGen) compute(e *gpu.Expr) (v, n string, err error) {
 	case gpu.OpYear, gpu.OpMonth, gpu.OpDay:
 		return v, n, g.datePart(e, v, n, args)
 	}
+	if ok, err := g.numExpr(e, v, n, args, nulls); ok { // codegen_num.go
+		return v, n, err
+	}
 	return "", "", fmt.Errorf("operator %s: %w", e.Op, gpu.ErrUnsupported)
 }
 

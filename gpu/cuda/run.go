@@ -123,6 +123,8 @@ func (d *Device) checkStatus() (tableFull bool, err error) {
 	switch {
 	case f&1 != 0:
 		return false, fmt.Errorf("an integer or decimal result does not fit its type: %w", gpu.ErrOverflow)
+	case f&8 != 0:
+		return false, fmt.Errorf("an argument is outside its function's domain: %w", gpu.ErrDomain)
 	case f&2 != 0:
 		return false, fmt.Errorf("decimal to float conversion of a value beyond the exactly convertible range: %w", gpu.ErrUnsupported)
 	case f&statusNullNotNullable != 0:

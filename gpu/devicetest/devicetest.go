@@ -29,6 +29,7 @@ func cases() []testCase {
 	all = append(all, roundTripCases()...)
 	all = append(all, exprCases()...)
 	all = append(all, castCases()...)
+	all = append(all, numCases()...)
 	all = append(all, pipelineCases()...)
 	all = append(all, aggCases()...)
 	all = append(all, tpchCases()...)

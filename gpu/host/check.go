@@ -231,6 +231,9 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 	case gpu.OpYear, gpu.OpMonth, gpu.OpDay:
 		return nil, checkDatePart(e)
 	}
+	if ok, err := checkNum(e); ok {
+		return nil, err
+	}
 	return nil, fmt.Errorf("expression %s: unknown operator %s: %w", e, e.Op, gpu.ErrUnsupported)
 }
 

@@ -169,6 +169,9 @@ func eval(e *gpu.Expr, b *batch) (*vec, error) {
 		}
 		return evalDatePart(e, b.n, x), nil
 	}
+	if r, ok, err := evalNum(e, b); ok {
+		return r, err
+	}
 	return nil, fmt.Errorf("expression %s: unknown operator: %w", e, gpu.ErrUnsupported)
 }
 

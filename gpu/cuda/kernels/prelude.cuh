@@ -21,6 +21,7 @@ struct Args { uint64_t a[256]; };
 #define RG_OVERFLOW 1u
 #define RG_INEXACT_FLOAT 2u
 #define RG_TABLE_FULL 4u
+#define RG_DOMAIN 8u // an argument outside its function's domain (gpu.ErrDomain)
 // 16 is join.cu's RG_BAD_INDEX.
 #define RG_NULL_NOT_NULLABLE 32u
 
