@@ -91,6 +91,11 @@ type duckNode struct {
 	ColumnCount uint64 `json:"column_count"`
 	SetopAll    bool   `json:"setop_all"`
 
+	// LOGICAL_EXPRESSION_GET (VALUES lists): the column types and the rows
+	// of expressions (read by duckNode.UnmarshalJSON, producer_values.go).
+	ExprTypes []duckType    `json:"expr_types"`
+	ExprRows  [][]*duckExpr `json:"-"`
+
 	// LOGICAL_DISTINCT
 	DistinctType    string          `json:"distinct_type"`
 	DistinctTargets []*duckExpr     `json:"distinct_targets"`

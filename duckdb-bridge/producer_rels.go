@@ -85,6 +85,8 @@ func (p *producer) rel(n *duckNode) (*pb.Rel, []colType, error) {
 		return p.cteRef(n)
 	case "LOGICAL_DUMMY_SCAN":
 		return p.dummyScan(n)
+	case "LOGICAL_EXPRESSION_GET":
+		return p.expressionGet(n)
 	}
 	if n.JoinType != "" {
 		return nil, nil, unsupported("%s (%s)", n.Type, n.JoinType)
