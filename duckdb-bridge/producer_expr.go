@@ -339,6 +339,7 @@ func (p *producer) function(e *duckExpr, in []colType) (*pb.Expression, colType,
 	if err != nil {
 		return nil, colType{}, err
 	}
+	args, types = trimSpaces(e.Name, args, types)
 	f, err := scalarRef(e.Name, types)
 	if err != nil {
 		return nil, colType{}, err

@@ -448,7 +448,13 @@ func (p *producer) aggregate(n *duckNode) (*pb.Rel, []colType, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		agg.Measures = append(agg.Measures, &pb.AggregateRel_Measure{Measure: m})
+		// FILTER (WHERE cond) is the measure's filter: only rows where
+		// cond is true feed the aggregate (NULL counts as false, in both).
+		filter, err := p.measureFilter(e, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		agg.Measures = append(agg.Measures, &pb.AggregateRel_Measure{Measure: m, Filter: filter})
 		out = append(out, mt)
 	}
 	return &pb.Rel{RelType: &pb.Rel_Aggregate{Aggregate: agg}}, out, nil
@@ -465,9 +471,6 @@ func (p *producer) measure(e *duckExpr, in []colType) (*pb.AggregateFunction, co
 		invocation = pb.AggregateFunction_AGGREGATION_INVOCATION_DISTINCT
 	default:
 		return nil, colType{}, fmt.Errorf("duckdb plan: aggregate %s of type %q", e.Name, e.AggregateType)
-	}
-	if e.Filter != nil {
-		return nil, colType{}, unsupported("aggregate %s(...) FILTER (WHERE ...)", e.Name)
 	}
 	if len(e.OrderBys) > 0 && string(e.OrderBys) != "null" {
 		return nil, colType{}, unsupported("aggregate %s(... ORDER BY ...)", e.Name)
@@ -502,6 +505,22 @@ func (p *producer) measure(e *duckExpr, in []colType) (*pb.AggregateFunction, co
 		Phase:             pb.AggregationPhase_AGGREGATION_PHASE_INITIAL_TO_RESULT,
 		Invocation:        invocation,
 	}, out, nil
+}
+
+// measureFilter converts an aggregate's FILTER (WHERE ...) clause, or
+// returns nil when it has none.
+func (p *producer) measureFilter(e *duckExpr, in []colType) (*pb.Expression, error) {
+	if e.Filter == nil {
+		return nil, nil
+	}
+	f, ft, err := p.expr(e.Filter, in)
+	if err != nil {
+		return nil, err
+	}
+	if ft.duck.ID != "BOOLEAN" {
+		return nil, fmt.Errorf("duckdb plan: FILTER of aggregate %s is %s, not BOOLEAN", e.Name, ft.duck)
+	}
+	return f, nil
 }
 
 func (p *producer) sortFields(orders []duckOrder, in []colType) ([]*pb.SortField, error) {

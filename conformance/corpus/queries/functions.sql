@@ -8,9 +8,13 @@ SELECT id, bi % 7 AS a, k % 2 AS b FROM w;
 -- name: fn_sign
 SELECT id, sign(i) AS a, sign(f) AS b FROM w;
 -- name: fn_round
-SELECT id, round(f, 1) AS a, round(d4, 2) AS b FROM w WHERE abs(f) < 1e100;
+SELECT id, round(f, 1) AS a, round(f, 0) AS b FROM w WHERE abs(f) < 1e100;
+-- name: fn_round_decimal
+SELECT id, round(d4, 2) AS b FROM w;
 -- name: fn_ceil_floor
-SELECT id, ceil(f) AS a, floor(f) AS b, ceil(d2) AS c, floor(d2) AS d FROM w WHERE abs(f) < 1e100;
+SELECT id, ceil(f) AS a, floor(f) AS b FROM w WHERE abs(f) < 1e100;
+-- name: fn_ceil_floor_decimal
+SELECT id, ceil(d2) AS c, floor(d2) AS d FROM w;
 -- name: fn_sqrt_power
 SELECT id, sqrt(abs(f)) AS a, power(k, 2) AS b FROM w WHERE abs(f) < 1e100;
 -- name: fn_exp_ln
