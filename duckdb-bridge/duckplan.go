@@ -202,6 +202,20 @@ type duckExpr struct {
 	AggregateType string          `json:"aggregate_type"`
 	Filter        *duckExpr       `json:"filter"`
 	OrderBys      json.RawMessage `json:"order_bys"`
+	// BOUND_WINDOW (see producer_window.go)
+	Partitions    []*duckExpr     `json:"partitions"`
+	Orders        []duckOrder     `json:"orders"`
+	Filters       *duckExpr       `json:"filters"`
+	IgnoreNulls   bool            `json:"ignore_nulls"`
+	Start         string          `json:"start"`
+	End           string          `json:"end"`
+	StartExpr     *duckExpr       `json:"start_expr"`
+	EndExpr       *duckExpr       `json:"end_expr"`
+	OffsetExpr    *duckExpr       `json:"offset_expr"`
+	DefaultExpr   *duckExpr       `json:"default_expr"`
+	ExcludeClause string          `json:"exclude_clause"`
+	Distinct      bool            `json:"distinct"`
+	ArgOrders     json.RawMessage `json:"arg_orders"`
 	// BOUND_COMPARISON
 	Left  *duckExpr `json:"left"`
 	Right *duckExpr `json:"right"`

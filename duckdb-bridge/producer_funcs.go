@@ -229,7 +229,9 @@ func scalarRef(name string, args []colType) (funcRef, error) {
 
 // aggregateRef maps a DuckDB aggregate function to a Substrait aggregate.
 func aggregateRef(name string, args []colType) (funcRef, error) {
-	if name == "count_star" && len(args) == 0 {
+	// count_star: count(*) of an aggregate; count with no argument: the
+	// same inside a window (count(*) OVER ...).
+	if (name == "count_star" || name == "count") && len(args) == 0 {
 		// The zero-argument variant's compound name is "count:" (what
 		// Isthmus writes too); the bare "count" is ambiguous with count:any.
 		return funcRef{urnAggGeneric, "count:", nil}, nil

@@ -87,6 +87,8 @@ func (p *producer) rel(n *duckNode) (*pb.Rel, []colType, error) {
 		return p.dummyScan(n)
 	case "LOGICAL_EXPRESSION_GET":
 		return p.expressionGet(n)
+	case "LOGICAL_WINDOW":
+		return p.window(n)
 	}
 	if n.JoinType != "" {
 		return nil, nil, unsupported("%s (%s)", n.Type, n.JoinType)
