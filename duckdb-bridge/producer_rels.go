@@ -411,22 +411,19 @@ func (p *producer) projection(n *duckNode) (*pb.Rel, []colType, error) {
 // aggregate: one grouping set of plain group expressions. Its output is the
 // group columns then the aggregates, as in DuckDB.
 func (p *producer) aggregate(n *duckNode) (*pb.Rel, []colType, error) {
-	if len(n.GroupingFunctions) > 0 {
-		return nil, nil, unsupported("GROUPING() in LOGICAL_AGGREGATE_AND_GROUP_BY")
-	}
-	if len(n.GroupingSets) > 1 {
-		return nil, nil, unsupported("GROUPING SETS / ROLLUP / CUBE in LOGICAL_AGGREGATE_AND_GROUP_BY")
+	if len(n.GroupingFunctions) > 0 || len(n.GroupingSets) > 1 {
+		return p.groupingSets(n)
 	}
 	if len(n.GroupingSets) == 1 {
 		set := slices.Clone(n.GroupingSets[0])
 		slices.Sort(set)
-		if len(set) != len(n.Groups) {
-			return nil, nil, unsupported("grouping set over part of the groups in LOGICAL_AGGREGATE_AND_GROUP_BY")
-		}
+		set = slices.Compact(set)
+		whole := len(set) == len(n.Groups)
 		for i, g := range set {
-			if g != uint64(i) {
-				return nil, nil, unsupported("grouping set over part of the groups in LOGICAL_AGGREGATE_AND_GROUP_BY")
-			}
+			whole = whole && g == uint64(i)
+		}
+		if !whole { // one set over part of the groups
+			return p.groupingSets(n)
 		}
 	}
 	input, in, err := p.onlyChild(n)

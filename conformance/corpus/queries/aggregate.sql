@@ -71,3 +71,11 @@ SELECT sum(i * 2 + 1) AS a, max(length(s)) AS b FROM w WHERE id NOT IN (3, 4);
 SELECT count(i) AS a, sum(i) AS b, max(s) AS c FROM w WHERE id = 7;
 -- name: agg_interval
 SELECT count(iv) AS n, min(iv) AS lo, max(iv) AS hi FROM sp;
+-- name: agg_rollup_no_measures
+SELECT k, g FROM w GROUP BY ROLLUP (k, g);
+-- name: agg_grouping_sets_empty_input
+SELECT k, count(*) AS n, sum(i) AS s FROM w WHERE id > 100 GROUP BY GROUPING SETS ((k), ());
+-- name: agg_cube_filter_distinct
+SELECT g, b, count(DISTINCT k) AS dk, sum(i) FILTER (WHERE i > 0) AS pos FROM w GROUP BY CUBE (g, b);
+-- name: agg_grouping_sets_decimal_date
+SELECT dt, d1, grouping(dt, d1) AS gid, sum(d2) AS s FROM w GROUP BY GROUPING SETS ((dt), (d1), (dt, d1));
