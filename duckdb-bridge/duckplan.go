@@ -115,6 +115,11 @@ type duckScanData struct {
 	Catalog string `json:"catalog"`
 	Schema  string `json:"schema"`
 	Table   string `json:"table"`
+	// read_parquet (producer_files.go)
+	Files          []string         `json:"files"`
+	Types          []duckType       `json:"types"`
+	Names          []string         `json:"names"`
+	ParquetOptions *json.RawMessage `json:"parquet_options"`
 }
 
 // duckColumnIndex is one column a LOGICAL_GET reads: an index into the

@@ -114,16 +114,23 @@ func (p *producer) onlyChild(n *duckNode) (*pb.Rel, []colType, error) {
 // load with the wrong schema. An emit over base_schema means the same to
 // every consumer.
 func (p *producer) get(n *duckNode) (*pb.Rel, []colType, error) {
-	if n.Name != "seq_scan" {
-		return nil, nil, unsupported("LOGICAL_GET of table function %s", n.Name)
-	}
-	if n.FunctionData == nil || n.FunctionData.Table == "" {
-		return nil, nil, fmt.Errorf("duckdb plan: table scan without a table name")
-	}
 	if len(n.ProjectedInput) > 0 {
 		return nil, nil, unsupported("LOGICAL_GET with projected input")
 	}
-	tbl, err := p.table(n.FunctionData, n.Names, n.ReturnedTypes)
+	var tbl *tableInfo
+	var files *pb.ReadRel_LocalFiles
+	var err error
+	switch {
+	case n.Name == "seq_scan":
+		if n.FunctionData == nil || n.FunctionData.Table == "" {
+			return nil, nil, fmt.Errorf("duckdb plan: table scan without a table name")
+		}
+		tbl, err = p.table(n.FunctionData, n.Names, n.ReturnedTypes)
+	case parquetScans[n.Name]:
+		tbl, files, err = parquetScan(n)
+	default:
+		return nil, nil, unsupported("LOGICAL_GET of table function %s", n.Name)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -178,6 +185,9 @@ func (p *producer) get(n *duckNode) (*pb.Rel, []colType, error) {
 		ReadType: &pb.ReadRel_NamedTable_{NamedTable: &pb.ReadRel_NamedTable{
 			Names: tbl.substraitNames,
 		}},
+	}
+	if files != nil {
+		read.ReadType = &pb.ReadRel_LocalFiles_{LocalFiles: files}
 	}
 	if n.TableFilters != nil && len(n.TableFilters.Filters) > 0 {
 		var conds []*pb.Expression

@@ -63,3 +63,13 @@ SELECT id, s FROM w WHERE s ILIKE 'APP%';
 SELECT id, i * 2 AS twice, bi - i AS diff, s || '!' AS shout, NOT b AS nb FROM w WHERE id NOT IN (3, 4);
 -- name: project_constant
 SELECT 42 AS answer, 'x' AS letter, NULL AS nothing_here FROM w;
+-- name: parquet_scan_all
+SELECT * FROM read_parquet('../conformance/corpus/data/w.parquet');
+-- name: parquet_scan_filtered
+SELECT id, s, d2 FROM read_parquet('../conformance/corpus/data/w.parquet') WHERE i > 0 AND s IS NOT NULL;
+-- name: parquet_aggregate
+SELECT k, count(*) AS n, sum(d10) AS s FROM read_parquet('../conformance/corpus/data/w.parquet') GROUP BY k;
+-- name: parquet_join_table
+SELECT p.id, dim.name FROM read_parquet('../conformance/corpus/data/w.parquet') p JOIN dim ON p.k = dim.k;
+-- name: csv_scan
+SELECT * FROM read_csv('../conformance/corpus/data/dim.csv');
