@@ -143,8 +143,20 @@ func TestCorpus(t *testing.T) {
 			if engineFailures[r.q.name] != "" {
 				r.where = knownEngineFailure // unless it fails the test
 			}
-			r.where, r.reason = runCorpusQuery(t, engines[dbOf(r.q)], r.q.sql, engineFailures[r.q.name])
+			e := engines[dbOf(r.q)]
+			r.where, r.reason = runCorpusQuery(t, e, r.q.sql, engineFailures[r.q.name])
 			r.matched = true
+			if r.refusal != "" {
+				// What the producer cannot express falls back with its
+				// reason, in the result and in EXPLAIN (issue 3, part 4).
+				if r.where != OnFallback || r.reason != r.refusal {
+					t.Errorf("refused by the producer, but ran on %s (reason %q)", r.where, r.reason)
+				}
+				plan, err := e.Explain(context.Background(), r.q.sql)
+				if err != nil || !strings.Contains(plan, "FALLBACK") || !strings.Contains(plan, r.refusal) {
+					t.Errorf("EXPLAIN does not give the producer's reason %q: %q %v", r.refusal, plan, err)
+				}
+			}
 		})
 	}
 
