@@ -1,6 +1,9 @@
 package duckdbbridge
 
 import (
+	"fmt"
+	"math/big"
+
 	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
@@ -99,4 +102,38 @@ func trimSpaces(name string, args []*pb.Expression, types []colType) ([]*pb.Expr
 		LiteralType: &pb.Expression_Literal_String_{String_: " "},
 	}}}
 	return append(args, space), append(types, colType{duck: duckType{ID: "VARCHAR"}})
+}
+
+// intSign converts DuckDB's sign of an integer, which is TINYINT, into
+// Substrait's sign of that integer type (-1, 0 or 1 of the argument's type)
+// cast to DuckDB's result type: the values are the same.
+func (p *producer) intSign(x *pb.Expression, xt colType, out colType) (*pb.Expression, colType, error) {
+	k := sigKey(xt.duck)
+	s, st, err := p.call(funcRef{urnArithmetic, "sign:" + k, nil}, colType{duck: xt.duck, nullable: xt.nullable}, valueArgs(x)...)
+	if err != nil {
+		return nil, st, err
+	}
+	if sameType(st.duck, out.duck) {
+		return s, st, nil
+	}
+	return p.castTo(s, out, false)
+}
+
+// decimalNegate converts -x of a DECIMAL or HUGEINT: the standard decimal
+// extension has no negate, so it is 0 - x, the zero of x's own type, with
+// DuckDB's result type (x's type: negation cannot overflow a decimal).
+func (p *producer) decimalNegate(x *pb.Expression, xt colType, out colType) (*pb.Expression, colType, error) {
+	width, scale := int32(38), int32(0) // HUGEINT
+	if xt.duck.ID == "DECIMAL" {
+		if xt.duck.TypeInfo == nil {
+			return nil, out, fmt.Errorf("duckdb plan: DECIMAL without width and scale")
+		}
+		width, scale = xt.duck.TypeInfo.Width, xt.duck.TypeInfo.Scale
+	}
+	zero := &pb.Expression_Literal{}
+	if err := setDecimalLiteral(zero, new(big.Int), width, scale); err != nil {
+		return nil, out, err
+	}
+	return p.call(funcRef{urnArithmeticDec, "subtract:dec_dec", optIntArith}, out,
+		valueArgs(&pb.Expression{RexType: &pb.Expression_Literal_{Literal: zero}}, x)...)
 }

@@ -3,10 +3,14 @@
 SELECT id, abs(i) AS a, abs(d2) AS b, abs(f) AS c FROM w WHERE id <> 4;
 -- name: fn_negate
 SELECT id, -i AS a, -d4 AS b, -f AS c FROM w WHERE id <> 4;
+-- name: fn_negate_wide
+SELECT id, -hi AS a, -d10 AS b, -d1 AS c FROM w;
 -- name: fn_modulus
 SELECT id, bi % 7 AS a, k % 2 AS b FROM w;
 -- name: fn_sign
-SELECT id, sign(i) AS a, sign(f) AS b FROM w;
+SELECT id, sign(ti) AS a, sign(si) AS b, sign(i) AS c, sign(bi) AS d FROM w;
+-- name: fn_sign_double
+SELECT id, sign(f) AS b FROM w;
 -- name: fn_round
 SELECT id, round(f, 1) AS a, round(f, 0) AS b FROM w WHERE abs(f) < 1e100;
 -- name: fn_round_decimal
