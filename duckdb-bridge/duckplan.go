@@ -247,9 +247,8 @@ func parseDuckPlan(text string) (*duckPlanJSON, error) {
 	dec.UseNumber()
 	var p duckPlanJSON
 	if err := dec.Decode(&p); err != nil {
-		// A plan shape the producer does not read yet (LOGICAL_EXPRESSION_GET
-		// holds rows of expressions, e.g. count(*) that DuckDB answers from
-		// a file's statistics): DuckDB runs the query.
+		// A plan shape the producer does not read yet (a field whose JSON
+		// type differs from the one declared here): DuckDB runs the query.
 		return nil, fmt.Errorf("%w: DuckDB's plan has a shape rigel cannot read yet (%v)", ErrUnsupported, err)
 	}
 	return &p, nil
