@@ -91,6 +91,11 @@ type duckNode struct {
 	ColumnCount uint64 `json:"column_count"`
 	SetopAll    bool   `json:"setop_all"`
 
+	// LOGICAL_EXPRESSION_GET (VALUES lists): the column types and the rows
+	// of expressions (read by duckNode.UnmarshalJSON, producer_values.go).
+	ExprTypes []duckType    `json:"expr_types"`
+	ExprRows  [][]*duckExpr `json:"-"`
+
 	// LOGICAL_DISTINCT
 	DistinctType    string          `json:"distinct_type"`
 	DistinctTargets []*duckExpr     `json:"distinct_targets"`
@@ -110,6 +115,11 @@ type duckScanData struct {
 	Catalog string `json:"catalog"`
 	Schema  string `json:"schema"`
 	Table   string `json:"table"`
+	// read_parquet (producer_files.go)
+	Files          []string         `json:"files"`
+	Types          []duckType       `json:"types"`
+	Names          []string         `json:"names"`
+	ParquetOptions *json.RawMessage `json:"parquet_options"`
 }
 
 // duckColumnIndex is one column a LOGICAL_GET reads: an index into the
@@ -197,6 +207,20 @@ type duckExpr struct {
 	AggregateType string          `json:"aggregate_type"`
 	Filter        *duckExpr       `json:"filter"`
 	OrderBys      json.RawMessage `json:"order_bys"`
+	// BOUND_WINDOW (see producer_window.go)
+	Partitions    []*duckExpr     `json:"partitions"`
+	Orders        []duckOrder     `json:"orders"`
+	Filters       *duckExpr       `json:"filters"`
+	IgnoreNulls   bool            `json:"ignore_nulls"`
+	Start         string          `json:"start"`
+	End           string          `json:"end"`
+	StartExpr     *duckExpr       `json:"start_expr"`
+	EndExpr       *duckExpr       `json:"end_expr"`
+	OffsetExpr    *duckExpr       `json:"offset_expr"`
+	DefaultExpr   *duckExpr       `json:"default_expr"`
+	ExcludeClause string          `json:"exclude_clause"`
+	Distinct      bool            `json:"distinct"`
+	ArgOrders     json.RawMessage `json:"arg_orders"`
 	// BOUND_COMPARISON
 	Left  *duckExpr `json:"left"`
 	Right *duckExpr `json:"right"`
@@ -223,9 +247,8 @@ func parseDuckPlan(text string) (*duckPlanJSON, error) {
 	dec.UseNumber()
 	var p duckPlanJSON
 	if err := dec.Decode(&p); err != nil {
-		// A plan shape the producer does not read yet (LOGICAL_EXPRESSION_GET
-		// holds rows of expressions, e.g. count(*) that DuckDB answers from
-		// a file's statistics): DuckDB runs the query.
+		// A plan shape the producer does not read yet (a field whose JSON
+		// type differs from the one declared here): DuckDB runs the query.
 		return nil, fmt.Errorf("%w: DuckDB's plan has a shape rigel cannot read yet (%v)", ErrUnsupported, err)
 	}
 	return &p, nil

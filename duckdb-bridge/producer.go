@@ -120,11 +120,16 @@ func ProducePlan(ctx context.Context, conn *sql.Conn, query string) (*pb.Plan, e
 		// text ("Binder Error: ... LINE 1: ..."), exactly as database/sql
 		// users see it; the plan JSON carries only the bare message.
 		msg := dp.ErrorMessage
-		if _, perr := prepareNames(ctx, conn, query); perr != nil {
-			var de *duckdb.Error
-			if errors.As(perr, &de) {
-				msg = de.Error()
-			}
+		_, perr := prepareNames(ctx, conn, query)
+		if perr == nil {
+			// The query is valid SQL but DuckDB cannot serialize its plan
+			// (read_csv: "CSVReaderSerialize not implemented"): DuckDB
+			// runs it, as for any plan the producer cannot express.
+			return nil, unsupported("a plan DuckDB cannot serialize (%s: %s)", dp.ErrorType, firstLineOf(msg))
+		}
+		var de *duckdb.Error
+		if errors.As(perr, &de) {
+			msg = de.Error()
 		}
 		return nil, &DuckDBError{Type: dp.ErrorType, Message: msg}
 	}
@@ -343,4 +348,13 @@ func PlanBytes(ctx context.Context, db *sql.DB, query string) ([]byte, error) {
 		return nil, err
 	}
 	return proto.Marshal(p)
+}
+
+// firstLineOf returns s up to its first line break: unsupported reasons are
+// one line.
+func firstLineOf(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

@@ -339,6 +339,13 @@ func (p *producer) function(e *duckExpr, in []colType) (*pb.Expression, colType,
 	if err != nil {
 		return nil, colType{}, err
 	}
+	args, types = trimSpaces(e.Name, args, types)
+	if e.Name == "-" && len(types) == 1 && sigKey(types[0].duck) == "dec" {
+		return p.decimalNegate(args[0], types[0], colType{duck: *e.ReturnType, nullable: types[0].nullable})
+	}
+	if e.Name == "sign" && len(types) == 1 && numericKind(sigKey(types[0].duck)) == "int" {
+		return p.intSign(args[0], types[0], colType{duck: *e.ReturnType, nullable: types[0].nullable})
+	}
 	f, err := scalarRef(e.Name, types)
 	if err != nil {
 		return nil, colType{}, err

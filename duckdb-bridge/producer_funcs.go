@@ -221,12 +221,17 @@ func scalarRef(name string, args []colType) (funcRef, error) {
 		// DuckDB's concat() skips NULL arguments.
 		return funcRef{urnString, "concat:str", map[string]string{"null_handling": "IGNORE_NULLS"}}, nil
 	}
+	if f, ok := mathStringRef(name, keys); ok {
+		return f, nil
+	}
 	return funcRef{}, unsupportedFunc(name, args)
 }
 
 // aggregateRef maps a DuckDB aggregate function to a Substrait aggregate.
 func aggregateRef(name string, args []colType) (funcRef, error) {
-	if name == "count_star" && len(args) == 0 {
+	// count_star: count(*) of an aggregate; count with no argument: the
+	// same inside a window (count(*) OVER ...).
+	if (name == "count_star" || name == "count") && len(args) == 0 {
 		// The zero-argument variant's compound name is "count:" (what
 		// Isthmus writes too); the bare "count" is ambiguous with count:any.
 		return funcRef{urnAggGeneric, "count:", nil}, nil
@@ -264,6 +269,19 @@ func aggregateRef(name string, args []colType) (funcRef, error) {
 			return funcRef{urnArithmeticDec, name + ":dec", nil}, nil
 		case k == "date" || k == "time" || k == "pts" || k == "ptstz":
 			return funcRef{urnDatetime, name + ":" + k, nil}, nil
+		}
+	case "stddev", "stddev_samp", "stddev_pop", "var_samp", "var_pop", "variance":
+		// DuckDB computes them over DOUBLE; stddev and variance are the
+		// sample statistics.
+		if k == "fp64" {
+			op, dist := "std_dev", "SAMPLE"
+			if strings.HasPrefix(name, "var") {
+				op = "variance"
+			}
+			if strings.HasSuffix(name, "_pop") {
+				dist = "POPULATION"
+			}
+			return funcRef{urnArithmetic, op + ":fp64", map[string]string{"distribution": dist, "rounding": "TIE_TO_EVEN"}}, nil
 		}
 	case "bool_and", "bool_or":
 		if k == "bool" {

@@ -85,6 +85,10 @@ func (p *producer) rel(n *duckNode) (*pb.Rel, []colType, error) {
 		return p.cteRef(n)
 	case "LOGICAL_DUMMY_SCAN":
 		return p.dummyScan(n)
+	case "LOGICAL_EXPRESSION_GET":
+		return p.expressionGet(n)
+	case "LOGICAL_WINDOW":
+		return p.window(n)
 	}
 	if n.JoinType != "" {
 		return nil, nil, unsupported("%s (%s)", n.Type, n.JoinType)
@@ -110,16 +114,23 @@ func (p *producer) onlyChild(n *duckNode) (*pb.Rel, []colType, error) {
 // load with the wrong schema. An emit over base_schema means the same to
 // every consumer.
 func (p *producer) get(n *duckNode) (*pb.Rel, []colType, error) {
-	if n.Name != "seq_scan" {
-		return nil, nil, unsupported("LOGICAL_GET of table function %s", n.Name)
-	}
-	if n.FunctionData == nil || n.FunctionData.Table == "" {
-		return nil, nil, fmt.Errorf("duckdb plan: table scan without a table name")
-	}
 	if len(n.ProjectedInput) > 0 {
 		return nil, nil, unsupported("LOGICAL_GET with projected input")
 	}
-	tbl, err := p.table(n.FunctionData, n.Names, n.ReturnedTypes)
+	var tbl *tableInfo
+	var files *pb.ReadRel_LocalFiles
+	var err error
+	switch {
+	case n.Name == "seq_scan":
+		if n.FunctionData == nil || n.FunctionData.Table == "" {
+			return nil, nil, fmt.Errorf("duckdb plan: table scan without a table name")
+		}
+		tbl, err = p.table(n.FunctionData, n.Names, n.ReturnedTypes)
+	case parquetScans[n.Name]:
+		tbl, files, err = parquetScan(n)
+	default:
+		return nil, nil, unsupported("LOGICAL_GET of table function %s", n.Name)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,6 +185,9 @@ func (p *producer) get(n *duckNode) (*pb.Rel, []colType, error) {
 		ReadType: &pb.ReadRel_NamedTable_{NamedTable: &pb.ReadRel_NamedTable{
 			Names: tbl.substraitNames,
 		}},
+	}
+	if files != nil {
+		read.ReadType = &pb.ReadRel_LocalFiles_{LocalFiles: files}
 	}
 	if n.TableFilters != nil && len(n.TableFilters.Filters) > 0 {
 		var conds []*pb.Expression
@@ -407,22 +421,19 @@ func (p *producer) projection(n *duckNode) (*pb.Rel, []colType, error) {
 // aggregate: one grouping set of plain group expressions. Its output is the
 // group columns then the aggregates, as in DuckDB.
 func (p *producer) aggregate(n *duckNode) (*pb.Rel, []colType, error) {
-	if len(n.GroupingFunctions) > 0 {
-		return nil, nil, unsupported("GROUPING() in LOGICAL_AGGREGATE_AND_GROUP_BY")
-	}
-	if len(n.GroupingSets) > 1 {
-		return nil, nil, unsupported("GROUPING SETS / ROLLUP / CUBE in LOGICAL_AGGREGATE_AND_GROUP_BY")
+	if len(n.GroupingFunctions) > 0 || len(n.GroupingSets) > 1 {
+		return p.groupingSets(n)
 	}
 	if len(n.GroupingSets) == 1 {
 		set := slices.Clone(n.GroupingSets[0])
 		slices.Sort(set)
-		if len(set) != len(n.Groups) {
-			return nil, nil, unsupported("grouping set over part of the groups in LOGICAL_AGGREGATE_AND_GROUP_BY")
-		}
+		set = slices.Compact(set)
+		whole := len(set) == len(n.Groups)
 		for i, g := range set {
-			if g != uint64(i) {
-				return nil, nil, unsupported("grouping set over part of the groups in LOGICAL_AGGREGATE_AND_GROUP_BY")
-			}
+			whole = whole && g == uint64(i)
+		}
+		if !whole { // one set over part of the groups
+			return p.groupingSets(n)
 		}
 	}
 	input, in, err := p.onlyChild(n)
@@ -446,7 +457,13 @@ func (p *producer) aggregate(n *duckNode) (*pb.Rel, []colType, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		agg.Measures = append(agg.Measures, &pb.AggregateRel_Measure{Measure: m})
+		// FILTER (WHERE cond) is the measure's filter: only rows where
+		// cond is true feed the aggregate (NULL counts as false, in both).
+		filter, err := p.measureFilter(e, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		agg.Measures = append(agg.Measures, &pb.AggregateRel_Measure{Measure: m, Filter: filter})
 		out = append(out, mt)
 	}
 	return &pb.Rel{RelType: &pb.Rel_Aggregate{Aggregate: agg}}, out, nil
@@ -463,9 +480,6 @@ func (p *producer) measure(e *duckExpr, in []colType) (*pb.AggregateFunction, co
 		invocation = pb.AggregateFunction_AGGREGATION_INVOCATION_DISTINCT
 	default:
 		return nil, colType{}, fmt.Errorf("duckdb plan: aggregate %s of type %q", e.Name, e.AggregateType)
-	}
-	if e.Filter != nil {
-		return nil, colType{}, unsupported("aggregate %s(...) FILTER (WHERE ...)", e.Name)
 	}
 	if len(e.OrderBys) > 0 && string(e.OrderBys) != "null" {
 		return nil, colType{}, unsupported("aggregate %s(... ORDER BY ...)", e.Name)
@@ -500,6 +514,22 @@ func (p *producer) measure(e *duckExpr, in []colType) (*pb.AggregateFunction, co
 		Phase:             pb.AggregationPhase_AGGREGATION_PHASE_INITIAL_TO_RESULT,
 		Invocation:        invocation,
 	}, out, nil
+}
+
+// measureFilter converts an aggregate's FILTER (WHERE ...) clause, or
+// returns nil when it has none.
+func (p *producer) measureFilter(e *duckExpr, in []colType) (*pb.Expression, error) {
+	if e.Filter == nil {
+		return nil, nil
+	}
+	f, ft, err := p.expr(e.Filter, in)
+	if err != nil {
+		return nil, err
+	}
+	if ft.duck.ID != "BOOLEAN" {
+		return nil, fmt.Errorf("duckdb plan: FILTER of aggregate %s is %s, not BOOLEAN", e.Name, ft.duck)
+	}
+	return f, nil
 }
 
 func (p *producer) sortFields(orders []duckOrder, in []colType) ([]*pb.SortField, error) {

@@ -63,8 +63,11 @@ var setOps = map[string][2]pb.SetRel_SetOp{
 // SetRel. DuckDB casts both inputs to the same types; a column of the
 // result is nullable when it is in any input.
 func (p *producer) setOp(n *duckNode) (*pb.Rel, []colType, error) {
-	if len(n.Children) != 2 {
-		return nil, nil, fmt.Errorf("duckdb plan: %s has %d children, want 2", n.Type, len(n.Children))
+	// DuckDB folds a chain of UNIONs into one operator with more children;
+	// SetRel takes any number of inputs, and UNION [ALL] of n inputs means
+	// the same as the chain. EXCEPT and INTERSECT always have two.
+	if len(n.Children) < 2 || (n.Type != "LOGICAL_UNION" && len(n.Children) != 2) {
+		return nil, nil, fmt.Errorf("duckdb plan: %s has %d children", n.Type, len(n.Children))
 	}
 	ops := setOps[n.Type]
 	op := ops[0]

@@ -247,9 +247,9 @@ func TestUnsupported(t *testing.T) {
 		{"SELECT DISTINCT ON (s) a FROM t", "LOGICAL_DISTINCT (DISTINCT_ON)"},
 		{"SELECT (SELECT a FROM t WHERE a > 3) FROM t", "function error(VARCHAR)"},
 		{"SELECT (SELECT sum(a) FROM t GROUP BY s) FROM t", "function error(VARCHAR)"},
-		{"SELECT a, row_number() OVER (ORDER BY a) FROM t", "LOGICAL_WINDOW"},
-		{"SELECT sum(a) FILTER (WHERE a > 3) FROM t", "FILTER"},
-		{"SELECT s, sum(a) FROM t GROUP BY ROLLUP (s)", "GROUPING SETS"},
+		{"SELECT a, first_value(s IGNORE NULLS) OVER (ORDER BY a) FROM t", "IGNORE NULLS"},
+		{"SELECT sum(a) FILTER (WHERE a > 3) OVER () FROM t", "window function FILTER"},
+		{"SELECT sum(a) OVER (ORDER BY a GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", "window frame"},
 		{"SELECT * FROM range(10)", "table function range"},
 		{"SELECT min(s) FROM t", "function min(VARCHAR)"},
 	}

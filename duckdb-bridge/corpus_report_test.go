@@ -1,0 +1,125 @@
+package duckdbbridge
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// corpusCounts are the numbers of one area of the corpus.
+type corpusCounts struct {
+	queries, produced, validated, onDevice, fellBack, known int
+}
+
+func (c *corpusCounts) add(r *corpusRecord) {
+	c.queries++
+	if r.produced {
+		c.produced++
+	}
+	if r.validated {
+		c.validated++
+	}
+	if r.matched && r.where != OnFallback {
+		c.onDevice++
+	}
+	if r.matched && r.where == OnFallback {
+		c.fellBack++
+	}
+	if !r.matched && r.where == knownEngineFailure {
+		c.known++
+	}
+}
+
+type corpusSummary struct {
+	areas []string
+	by    map[string]*corpusCounts
+	total corpusCounts
+}
+
+func summarize(recs []*corpusRecord) corpusSummary {
+	s := corpusSummary{by: map[string]*corpusCounts{}}
+	for _, r := range recs {
+		c := s.by[r.q.area]
+		if c == nil {
+			c = &corpusCounts{}
+			s.by[r.q.area] = c
+			s.areas = append(s.areas, r.q.area)
+		}
+		c.add(r)
+		s.total.add(r)
+	}
+	return s
+}
+
+// markdown renders RESULTS.md: counts per area, the fallback reasons, and
+// one line per query.
+func (s corpusSummary) markdown(recs []*corpusRecord) string {
+	var b strings.Builder
+	b.WriteString("# Producer corpus results\n\n")
+	b.WriteString("Written by `RIGEL_UPDATE_CORPUS=1 go test -tags duckdb_arrow -run TestCorpus ./duckdb-bridge/`\n")
+	b.WriteString("(host device). Produced: the producer made a Substrait plan. Validated: the official\n")
+	b.WriteString("substrait-validator found no error in it. On device: rigel ran the plan and its answer equals\n")
+	b.WriteString("DuckDB's. Fell back: the engine handed the whole query to DuckDB (the producer refused it, or\n")
+	b.WriteString("rigel's consumer cannot run the plan yet); its answer equals DuckDB's by construction. Known\n")
+	b.WriteString("engine failure: listed in engine-failures.txt (a consumer bug outside the producer).\n\n")
+	b.WriteString("| area | queries | produced | validated | on device | fell back | known engine failure |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	row := func(name string, c *corpusCounts) {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |\n", name, c.queries, c.produced, c.validated, c.onDevice, c.fellBack, c.known)
+	}
+	for _, a := range s.areas {
+		row(a, s.by[a])
+	}
+	t := s.total
+	row("**total**", &t)
+
+	reasons := map[string][]string{}
+	for _, r := range recs {
+		if r.matched && r.where == OnFallback {
+			key := r.reason
+			if r.refusal != "" {
+				key = "producer: " + r.refusal
+			}
+			reasons[key] = append(reasons[key], r.q.name)
+		}
+	}
+	keys := make([]string, 0, len(reasons))
+	for k := range reasons {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if len(reasons[keys[i]]) != len(reasons[keys[j]]) {
+			return len(reasons[keys[i]]) > len(reasons[keys[j]])
+		}
+		return keys[i] < keys[j]
+	})
+	b.WriteString("\n## Why queries fell back\n\n| queries | reason | which |\n|---:|---|---|\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "| %d | %s | %s |\n", len(reasons[k]), mdCell(k), strings.Join(reasons[k], " "))
+	}
+
+	b.WriteString("\n## Every query\n\n| query | area | produced | validated | ran |\n|---|---|---|---|---|\n")
+	yes := func(v bool) string {
+		if v {
+			return "yes"
+		}
+		return "no"
+	}
+	for _, r := range recs {
+		ran := "FAILED"
+		if r.matched || r.where == knownEngineFailure {
+			ran = string(r.where)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.q.name, r.q.area, yes(r.produced), yes(r.validated), ran)
+	}
+	return b.String()
+}
+
+// mdCell makes text safe inside a Markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
