@@ -182,7 +182,7 @@ func firstWords(query string, n int) []string {
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	info := c.classify(query)
 	if len(args) == 0 && info.known && info.kind == duckdb.STATEMENT_TYPE_SELECT && info.cols != nil &&
-		!c.inTx && !c.local && c.c.dev != nil {
+		!c.inTx && !c.local && c.c.dev != nil && !c.hasJSON(ctx, query, info.cols) {
 		if rows := c.queryOnDevice(ctx, query, info.cols); rows != nil {
 			return rows, nil
 		}

@@ -60,6 +60,9 @@ type Connector struct {
 	mu           sync.Mutex
 	deviceErrors int64
 	lastDevErr   error
+	// jsonCols remembers, by query text, whether a query's result has a
+	// JSON column (json.go); cleared by every write.
+	jsonCols map[string]bool
 }
 
 // NewConnector opens a database (duckdb-go's DSN with rigel's options);
@@ -242,14 +245,16 @@ func unregister(c *Connector) {
 // where), so a write drops the whole database's cached columns: correct
 // first, and reloads cost a query's first run, not a wrong answer.
 func (c *Connector) tablesChanged() {
-	if c.cfg.path == "" {
-		c.eng.TablesChanged()
-		return
+	list := []*Connector{c}
+	if c.cfg.path != "" {
+		openDBs.Lock()
+		list = append([]*Connector(nil), openDBs.byPath[c.cfg.path]...)
+		openDBs.Unlock()
 	}
-	openDBs.Lock()
-	list := append([]*Connector(nil), openDBs.byPath[c.cfg.path]...)
-	openDBs.Unlock()
 	for _, x := range list {
 		x.eng.TablesChanged()
+		x.mu.Lock()
+		clear(x.jsonCols)
+		x.mu.Unlock()
 	}
 }

@@ -88,6 +88,25 @@ func (r *arrowRows) Next(dest []driver.Value) error {
 // device's (gpu.ArrowType), which may be wider or narrower than DuckDB's
 // for the same SQL type; values convert exactly or give an error.
 func goValue(c column, a arrow.Array, i int) (driver.Value, error) {
+	// The common exact matches first, without a big.Int per value.
+	switch x := a.(type) {
+	case *array.Int64:
+		if c.typ == duckdb.TYPE_BIGINT {
+			return x.Value(i), nil
+		}
+	case *array.Int32:
+		if c.typ == duckdb.TYPE_INTEGER {
+			return x.Value(i), nil
+		}
+	case *array.Int16:
+		if c.typ == duckdb.TYPE_SMALLINT {
+			return x.Value(i), nil
+		}
+	case *array.Int8:
+		if c.typ == duckdb.TYPE_TINYINT {
+			return x.Value(i), nil
+		}
+	}
 	switch c.typ {
 	case duckdb.TYPE_BOOLEAN:
 		if b, ok := a.(*array.Boolean); ok {
