@@ -1,6 +1,9 @@
 package rigelsql
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // Statements of other shapes come back as duckdb-go gives them, whoever
 // runs them.
@@ -30,5 +33,39 @@ func TestOtherStatementsSameAsDuckDB(t *testing.T) {
 		got, gt := rowsOf(t, rig, q)
 		want, wt := rowsOf(t, duck, q)
 		sameRows(t, q, got, want, gt, wt)
+	}
+}
+
+// State of one connection (temporary tables, variables, USE) stays that
+// connection's: its queries see it, as with duckdb-go.
+func TestConnectionStateIsKept(t *testing.T) {
+	path := newDB(t)
+	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	ctx := context.Background()
+	c, err := rig.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, s := range []string{
+		"CREATE TEMP TABLE tmp AS SELECT 41 AS x",
+		"SET VARIABLE bump = 1",
+		"CREATE SCHEMA other",
+		"CREATE TABLE other.g AS SELECT 'o' AS grp, 'p' AS label, 5 AS w",
+		"USE other",
+	} {
+		if _, err := c.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	if n := count(t, c, "SELECT (x + getvariable('bump'))::BIGINT FROM tmp"); n != 42 {
+		t.Fatalf("temp table and variable: got %d", n)
+	}
+	// After USE, g is other.g on this connection only.
+	if n := count(t, c, "SELECT sum(w)::BIGINT FROM g"); n != 5 {
+		t.Fatalf("after USE: got %d, want 5", n)
+	}
+	if n := count(t, rig, "SELECT sum(w)::BIGINT FROM main.g"); n != 60 {
+		t.Fatalf("main.g: got %d, want 60", n)
 	}
 }
