@@ -115,6 +115,11 @@ func columnBytes(col gpu.Column) int64 {
 // get returns the device columns of a scan, loading missing ones. Every
 // column it returns is pinned and appended to pins; the caller unpins them
 // when it no longer uses the columns.
+//
+// get holds the cache's lock while it loads. That is what keeps a write's
+// Invalidate correct: a load that read the table before the write ended
+// finishes before Invalidate (called after the write) takes the lock, so
+// Invalidate drops what it loaded instead of missing it.
 func (c *ColumnCache) get(ctx context.Context, dev gpu.Device, src TableSource, s *Scan, st *ScanStats, pins *[]*cacheEntry) ([]gpu.Column, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -3,6 +3,8 @@ package rigelsql
 import (
 	"context"
 	"testing"
+
+	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 )
 
 // Statements of other shapes come back as duckdb-go gives them, whoever
@@ -67,5 +69,44 @@ func TestConnectionStateIsKept(t *testing.T) {
 	}
 	if n := count(t, rig, "SELECT sum(w)::BIGINT FROM main.g"); n != 60 {
 		t.Fatalf("main.g: got %d, want 60", n)
+	}
+}
+
+// QueryArrowConn inside a transaction answers from the transaction.
+func TestQueryArrowConnInTransaction(t *testing.T) {
+	path := newDB(t)
+	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	ctx := context.Background()
+	c, err := rig.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, s := range []string{"BEGIN", "INSERT INTO g VALUES ('t', 'in tx', 5)"} {
+		if _, err := c.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rr, err := QueryArrowConn(ctx, c, "SELECT sum(w)::BIGINT AS s FROM g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rr.Next() || rr.RecordBatch().Column(0).ValueStr(0) != "65" {
+		t.Fatalf("inside the transaction: %v", rr.RecordBatch())
+	}
+	rr.Release()
+	if _, err := c.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	rr, err = QueryArrowConn(ctx, c, "SELECT sum(w)::BIGINT AS s FROM g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	if !rr.Next() || rr.RecordBatch().Column(0).ValueStr(0) != "60" {
+		t.Fatalf("after the rollback: %v", rr.RecordBatch())
+	}
+	if st, ok := rr.(*duckdbbridge.Stream); !ok || st.Where != duckdbbridge.OnHost {
+		t.Fatalf("after the transaction the query did not run on the device: %T", rr)
 	}
 }
