@@ -12,7 +12,7 @@ import (
 // answer after the writer is done sees every row.
 func TestConcurrentQueriesAndWrites(t *testing.T) {
 	path := newDB(t)
-	rig := openDB(t, "rigel", path+"?rigel_device=host&rigel_cache_size=1KB")
+	rig := openDB(t, "rigel", path+"?"+testDevice+"&rigel_cache_size=1KB")
 	rig.SetMaxOpenConns(6)
 	ctx := context.Background()
 	const inserts = 40

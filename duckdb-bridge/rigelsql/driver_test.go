@@ -158,7 +158,7 @@ var allTypeQueries = []string{
 func TestSameRowsAndTypesAsDuckDB(t *testing.T) {
 	path := newDB(t)
 	duck := openDB(t, "duckdb", path)
-	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	rig := openDB(t, "rigel", path+"?"+testDevice)
 	rc, err := Of(rig)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestSameRowsAndTypesAsDuckDB(t *testing.T) {
 func TestArrowConversionMatchesDuckDB(t *testing.T) {
 	path := newDB(t)
 	duck := openDB(t, "duckdb", path)
-	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	rig := openDB(t, "rigel", path+"?"+testDevice)
 	conn, err := rig.Conn(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +235,7 @@ func TestArrowConversionMatchesDuckDB(t *testing.T) {
 
 func TestSecondRunReadsNothingFromHost(t *testing.T) {
 	path := newDB(t)
-	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	rig := openDB(t, "rigel", path+"?"+testDevice)
 	rc, _ := Of(rig)
 	q := deviceQueries[1]
 	rowsOf(t, rig, q)
@@ -264,7 +264,7 @@ func count(t *testing.T, q interface {
 
 func TestWritesInvalidateCachedColumns(t *testing.T) {
 	path := newDB(t)
-	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	rig := openDB(t, "rigel", path+"?"+testDevice)
 	ctx := context.Background()
 	a, err := rig.Conn(ctx)
 	if err != nil {
@@ -321,8 +321,8 @@ func TestWritesInvalidateCachedColumns(t *testing.T) {
 // transactions, the latter at commit.
 func TestWritesThroughStatementsTransactionsAndOtherDBs(t *testing.T) {
 	path := newDB(t)
-	rig := openDB(t, "rigel", path+"?rigel_device=host")
-	other := openDB(t, "rigel", path+"?rigel_device=host")
+	rig := openDB(t, "rigel", path+"?"+testDevice)
+	other := openDB(t, "rigel", path+"?"+testDevice)
 	ctx := context.Background()
 	// A query the device runs: it caches g.w.
 	q := "SELECT (count(w) * 1000 + sum(w))::BIGINT FROM g"
@@ -404,7 +404,7 @@ func TestLRUEvictionThroughDriver(t *testing.T) {
 	path := newDB(t)
 	// Device bytes: g.w 13, v.i64, v.d and v.dec18 33 each: 100 B holds
 	// the three columns of v's query but not g.w as well.
-	rig := openDB(t, "rigel", path+"?rigel_device=host&rigel_cache_size=100B")
+	rig := openDB(t, "rigel", path+"?"+testDevice+"&rigel_cache_size=100B")
 	rc, _ := Of(rig)
 	rowsOf(t, rig, "SELECT sum(w) FROM g")
 	rowsOf(t, rig, "SELECT sum(i64), sum(d), sum(dec18) FROM v")
@@ -427,7 +427,7 @@ func TestLRUEvictionThroughDriver(t *testing.T) {
 func TestErrorsAreDuckDBs(t *testing.T) {
 	path := newDB(t)
 	duck := openDB(t, "duckdb", path)
-	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	rig := openDB(t, "rigel", path+"?"+testDevice)
 	for _, q := range []string{
 		"SELECT nope FROM t",
 		"SELECT * FROM missing_table",
@@ -452,14 +452,14 @@ func TestErrorsAreDuckDBs(t *testing.T) {
 
 func TestQueryArrow(t *testing.T) {
 	path := newDB(t)
-	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	rig := openDB(t, "rigel", path+"?"+testDevice)
 	ctx := context.Background()
 	rr, err := QueryArrow(ctx, rig, "SELECT grp, sum(w) AS s FROM g GROUP BY grp ORDER BY grp")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rr.Release()
-	if st, ok := rr.(*duckdbbridge.Stream); !ok || st.Where != duckdbbridge.OnHost {
+	if st, ok := rr.(*duckdbbridge.Stream); !ok || st.Where != testWhere() {
 		t.Fatalf("not run on the host device: %T %+v", rr, rr)
 	}
 	var got []string

@@ -12,7 +12,7 @@ import (
 func TestOtherStatementsSameAsDuckDB(t *testing.T) {
 	path := newDB(t)
 	duck := openDB(t, "duckdb", path)
-	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	rig := openDB(t, "rigel", path+"?"+testDevice)
 	// rigel's device reads a JSON column as VARCHAR; duckdb-go parses it.
 	if _, err := duck.Exec(`CREATE TABLE j AS SELECT '{"a": [1, 2]}'::JSON AS doc`); err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestOtherStatementsSameAsDuckDB(t *testing.T) {
 // connection's: its queries see it, as with duckdb-go.
 func TestConnectionStateIsKept(t *testing.T) {
 	path := newDB(t)
-	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	rig := openDB(t, "rigel", path+"?"+testDevice)
 	ctx := context.Background()
 	c, err := rig.Conn(ctx)
 	if err != nil {
@@ -75,7 +75,7 @@ func TestConnectionStateIsKept(t *testing.T) {
 // QueryArrowConn inside a transaction answers from the transaction.
 func TestQueryArrowConnInTransaction(t *testing.T) {
 	path := newDB(t)
-	rig := openDB(t, "rigel", path+"?rigel_device=host")
+	rig := openDB(t, "rigel", path+"?"+testDevice)
 	ctx := context.Background()
 	c, err := rig.Conn(ctx)
 	if err != nil {
@@ -106,7 +106,7 @@ func TestQueryArrowConnInTransaction(t *testing.T) {
 	if !rr.Next() || rr.RecordBatch().Column(0).ValueStr(0) != "60" {
 		t.Fatalf("after the rollback: %v", rr.RecordBatch())
 	}
-	if st, ok := rr.(*duckdbbridge.Stream); !ok || st.Where != duckdbbridge.OnHost {
+	if st, ok := rr.(*duckdbbridge.Stream); !ok || st.Where != testWhere() {
 		t.Fatalf("after the transaction the query did not run on the device: %T", rr)
 	}
 }

@@ -25,7 +25,7 @@ func TestTPCHSameAsDuckDB(t *testing.T) {
 	}
 	dsn := path + "?access_mode=READ_ONLY&threads=2"
 	duck := openDB(t, "duckdb", dsn)
-	rig := openDB(t, "rigel", dsn+"&rigel_device=host")
+	rig := openDB(t, "rigel", dsn+"&"+testDevice)
 	rc, _ := Of(rig)
 	onDevice := 0
 	for n := 1; n <= 22; n++ {
