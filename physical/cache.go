@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"runtime"
@@ -17,18 +18,51 @@ import (
 // ColumnCache keeps table columns on the device across queries (DESIGN.md's
 // caching region), so that a hot query reads only device memory.
 //
-// Entries are keyed by source, table and column. Invalidation on writes to
-// the table is not done here yet: callers that change a table must call
-// Invalidate (the DuckDB bridge's write tracking comes with issue 3).
+// Entries are whole table columns keyed by source, table and column. The
+// cache holds at most Limit bytes (0: no limit); past it, the least recently
+// used entries are freed on the device. An entry a running query uses is
+// pinned from its scan to the end of the run (Executor.Run unpins it), so
+// neither eviction nor Invalidate frees a column under a running query:
+// an invalidated pinned entry leaves the cache at once (no later query can
+// get it) and is freed when its last user unpins it.
+//
+// The cache does not see writes to the tables: whoever changes a table
+// calls Invalidate (the DuckDB bridge and its database/sql driver do).
 type ColumnCache struct {
 	mu      sync.Mutex
-	entries map[string]gpu.Column
+	entries map[string]*cacheEntry
+	lru     *list.List // of *cacheEntry, most recently used first
+	limit   int64
+	used    int64 // bytes of the entries in the map
+	stats   CacheStats
 	// Progress, when set, hears about loads (they take seconds on large
 	// tables): one line when a load starts and one when it ends.
 	Progress func(msg string)
 }
 
-func NewColumnCache() *ColumnCache { return &ColumnCache{entries: map[string]gpu.Column{}} }
+type cacheEntry struct {
+	key   string
+	col   gpu.Column
+	bytes int64
+	pins  int
+	gone  bool // out of the map (evicted or invalidated); freed at the last unpin
+	elem  *list.Element
+}
+
+// CacheStats counts what the cache did since it was made.
+type CacheStats struct {
+	Hits, Misses  int64 // columns found / loaded by scans
+	BytesFromHost int64 // table bytes read from the host database and uploaded
+	Evictions     int64 // entries freed to stay under the limit
+	Invalidations int64 // entries dropped by Invalidate
+	Entries       int   // columns cached now
+	Bytes         int64 // device bytes of the cached columns now
+	Limit         int64 // the size limit (0: none)
+}
+
+func NewColumnCache() *ColumnCache {
+	return &ColumnCache{entries: map[string]*cacheEntry{}, lru: list.New()}
+}
 
 func cacheKey(src, table, col string) string {
 	return src + "\x00" + strings.ToLower(table) + "\x00" + strings.ToLower(col)
@@ -42,19 +76,67 @@ type ScanStats struct {
 	CacheMisses   int
 }
 
-// get returns the device columns of a scan, loading missing ones.
-func (c *ColumnCache) get(ctx context.Context, dev gpu.Device, src TableSource, s *Scan, st *ScanStats) ([]gpu.Column, error) {
+// SetLimit sets the cache's size in bytes (0: no limit) and evicts the
+// least recently used entries that no longer fit.
+func (c *ColumnCache) SetLimit(bytes int64) error {
+	if bytes < 0 {
+		return fmt.Errorf("column cache size must not be negative, got %d", bytes)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.limit = bytes
+	c.evictToFit()
+	return nil
+}
+
+// Stats returns the cache's counters.
+func (c *ColumnCache) Stats() CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Entries, s.Bytes, s.Limit = len(c.entries), c.used, c.limit
+	return s
+}
+
+// columnBytes is what a column holds on the device: its values, its
+// validity bitmap and, for strings, its dictionary.
+func columnBytes(col gpu.Column) int64 {
+	t := col.Type()
+	n := int64(col.Len()) * int64(t.Kind.Width())
+	if t.Nullable {
+		n += (int64(col.Len()) + 7) / 8
+	}
+	if d := col.Dictionary(); d != nil {
+		n += arrayBytes(d)
+	}
+	return n
+}
+
+// get returns the device columns of a scan, loading missing ones. Every
+// column it returns is pinned and appended to pins; the caller unpins them
+// when it no longer uses the columns.
+//
+// get holds the cache's lock while it loads. That is what keeps a write's
+// Invalidate correct: a load that read the table before the write ended
+// finishes before Invalidate (called after the write) takes the lock, so
+// Invalidate drops what it loaded instead of missing it.
+func (c *ColumnCache) get(ctx context.Context, dev gpu.Device, src TableSource, s *Scan, st *ScanStats, pins *[]*cacheEntry) ([]gpu.Column, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make([]gpu.Column, len(s.Columns))
 	var missing []int
 	for i, name := range s.Columns {
-		if col, ok := c.entries[cacheKey(src.ID(), s.Table, name)]; ok {
-			out[i] = col
+		if e, ok := c.entries[cacheKey(src.ID(), s.Table, name)]; ok {
+			e.pins++
+			*pins = append(*pins, e)
+			c.lru.MoveToFront(e.elem)
+			out[i] = e.col
 			st.CacheHits++
+			c.stats.Hits++
 		} else {
 			missing = append(missing, i)
 			st.CacheMisses++
+			c.stats.Misses++
 		}
 	}
 	if len(missing) > 0 {
@@ -63,14 +145,71 @@ func (c *ColumnCache) get(ctx context.Context, dev gpu.Device, src TableSource, 
 			return nil, err
 		}
 		for j, i := range missing {
-			c.entries[cacheKey(src.ID(), s.Table, s.Columns[i])] = loaded[j]
-			out[i] = loaded[j]
+			key := cacheKey(src.ID(), s.Table, s.Columns[i])
+			if old, ok := c.entries[key]; ok {
+				// The same column twice in one scan: keep one copy.
+				c.remove(old)
+			}
+			e := &cacheEntry{key: key, col: loaded[j], bytes: columnBytes(loaded[j]), pins: 1}
+			e.elem = c.lru.PushFront(e)
+			c.entries[key] = e
+			c.used += e.bytes
+			*pins = append(*pins, e)
+			out[i] = e.col
 		}
+		c.evictToFit()
 	}
 	for _, col := range out {
 		st.BytesScanned += int64(col.Len()) * int64(col.Type().Kind.Width())
 	}
 	return out, nil
+}
+
+// unpin ends the use of columns get returned: entries that left the cache
+// meanwhile are freed, and the cache shrinks to its limit again.
+func (c *ColumnCache) unpin(pins []*cacheEntry) {
+	if len(pins) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range pins {
+		e.pins--
+		if e.pins == 0 && e.gone {
+			e.col.Release()
+		}
+	}
+	c.evictToFit()
+}
+
+// evictToFit frees the least recently used unpinned entries until the
+// cache fits its limit. Pinned entries stay (a running query uses them),
+// so the cache may exceed its limit until they are unpinned.
+func (c *ColumnCache) evictToFit() {
+	if c.limit <= 0 {
+		return
+	}
+	for el := c.lru.Back(); el != nil && c.used > c.limit; {
+		e := el.Value.(*cacheEntry)
+		el = el.Prev()
+		if e.pins > 0 {
+			continue
+		}
+		c.remove(e)
+		c.stats.Evictions++
+	}
+}
+
+// remove takes an entry out of the cache and frees it unless pinned (then
+// its last unpin frees it).
+func (c *ColumnCache) remove(e *cacheEntry) {
+	delete(c.entries, e.key)
+	c.lru.Remove(e.elem)
+	c.used -= e.bytes
+	e.gone = true
+	if e.pins == 0 {
+		e.col.Release()
+	}
 }
 
 // load reads the missing columns of a scan from the source and uploads
@@ -134,6 +273,7 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 		return nil, firstErr
 	}
 	st.BytesFromHost += bytes
+	c.stats.BytesFromHost += bytes
 	c.progress(fmt.Sprintf("loaded %s: %d column(s), %d rows, %.2f GB in %s", s.Table, len(out), out[0].Len(),
 		float64(bytes)/1e9, time.Since(start).Round(time.Millisecond)))
 	return out, nil
@@ -207,7 +347,9 @@ func arrayBytes(a arrow.Array) int64 {
 	return n
 }
 
-// Invalidate drops every cached column of a table (all tables when table is "").
+// Invalidate drops every cached column of a table (all tables of the
+// source when table is ""). Columns a running query uses are freed when it
+// ends.
 func (c *ColumnCache) Invalidate(src, table string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -215,10 +357,10 @@ func (c *ColumnCache) Invalidate(src, table string) {
 	if table != "" {
 		prefix += strings.ToLower(table) + "\x00"
 	}
-	for k, col := range c.entries {
+	for k, e := range c.entries {
 		if strings.HasPrefix(k, prefix) {
-			col.Release()
-			delete(c.entries, k)
+			c.remove(e)
+			c.stats.Invalidations++
 		}
 	}
 }

@@ -127,6 +127,9 @@ type run struct {
 	x     *Executor
 	st    *RunStats
 	owned []gpu.Column
+	// pins are the cached table columns the run's scans use: pinned so
+	// that eviction cannot free them before the run ends.
+	pins []*cacheEntry
 }
 
 func (r *run) releaseAll() {
@@ -134,6 +137,8 @@ func (r *run) releaseAll() {
 		c.Release()
 	}
 	r.owned = nil
+	r.x.Cache.unpin(r.pins)
+	r.pins = nil
 }
 
 func (r *run) keep(cols []gpu.Column) []gpu.Column {
@@ -182,7 +187,7 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 		}
 		return out, nil
 	case *Scan:
-		return r.x.Cache.get(ctx, r.x.Dev, r.x.Source, x, &r.st.Scan)
+		return r.x.Cache.get(ctx, r.x.Dev, r.x.Source, x, &r.st.Scan, &r.pins)
 	case *Pipeline:
 		out, err := r.x.Dev.Run(ctx, x.Pipe, in)
 		if err != nil {

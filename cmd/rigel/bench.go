@@ -61,8 +61,8 @@ func cmdBench(ctx context.Context, args []string) error {
 	fmt.Fprintf(&b, "- %d hot runs per query, median; cold = first run with the column cache empty\n\n", *runs)
 	b.WriteString("- rigel hot reuses the statement's plan (a read-only database caches plans); plan ms is the first run's planning: DuckDB's optimizer, its plan to Substrait, translation\n")
 	b.WriteString("- exec: rigel's execution of the plan, download of the result included; kernel: GPU time from CUDA events; time by operator: the share of exec\n\n")
-	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | plan ms | rigel hot ms | speedup | exec ms | kernel ms | GB read | floor ms | exec / floor | time by operator | result |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | plan ms | rigel hot ms | speedup | exec ms | kernel ms | GB read | MB from host (hot) | floor ms | exec / floor | time by operator | result |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprint(os.Stderr, b.String())
 	flushed := b.Len()
 	failed := 0
@@ -168,13 +168,16 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 		where += " (" + oneLine(last.Reason) + ")"
 	}
 	speedup := float64(median(duck)) / float64(median(hot))
-	bytes, floor, ratio, kms := "-", "-", "-", "-"
+	bytes, fromHost, floor, ratio, kms := "-", "-", "-", "-", "-"
 	if len(kernel) > 0 {
 		kms = ms(median(kernel))
 	}
 	if last.Stats != nil {
 		read := last.Stats.Scan.BytesScanned
 		bytes = fmt.Sprintf("%.2f", float64(read)/1e9)
+		// Table bytes the last hot run read from DuckDB: 0 when the
+		// device column cache served every scan.
+		fromHost = fmt.Sprintf("%.1f", float64(last.Stats.Scan.BytesFromHost)/1e6)
 		if bandwidth > 0 {
 			// The copy bandwidth counts bytes read plus written; a query
 			// only reads, so its floor is read bytes over that rate.
@@ -187,8 +190,8 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 	if last.Stats != nil {
 		shares = opShares(last.Stats)
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %.1fx | %s | %s | %s | %s | %s | %s | %s |",
-		where, ms(median(duck)), ms(cold), ms(planNanos), ms(median(hot)), speedup, ms(median(exec)), kms, bytes, floor, ratio, shares, verdict), nil
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %.1fx | %s | %s | %s | %s | %s | %s | %s | %s |",
+		where, ms(median(duck)), ms(cold), ms(planNanos), ms(median(hot)), speedup, ms(median(exec)), kms, bytes, fromHost, floor, ratio, shares, verdict), nil
 }
 
 // opShares renders the share of execution time per operator kind.

@@ -1,0 +1,102 @@
+package rigelsql
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
+)
+
+// config is a parsed DSN: what DuckDB gets and what rigel keeps.
+type config struct {
+	duckDSN   string // the DSN without rigel_* options, for duckdb-go
+	path      string // absolute database file path; "" for in-memory
+	device    string // auto, cuda, host or duckdb
+	cacheSize int64  // bytes; 0: no limit
+	hasSize   bool
+}
+
+// parseDSN splits duckdb-go's DSN ("path?opt=v&...", "" or ":memory:" for
+// an in-memory database) into DuckDB's part and rigel's options:
+// rigel_device (auto, cuda, host, duckdb; default $RIGEL_DEVICE, else auto)
+// and rigel_cache_size (bytes, or with a unit: 512MB, 4GB, 1GiB).
+func parseDSN(dsn string) (config, error) {
+	cfg := config{device: "auto"}
+	if env := os.Getenv("RIGEL_DEVICE"); env != "" {
+		cfg.device = env
+	}
+	path, rawQuery, hasQuery := strings.Cut(dsn, "?")
+	if hasQuery {
+		q, err := url.ParseQuery(rawQuery)
+		if err != nil {
+			return cfg, fmt.Errorf("rigel: cannot parse the DSN's options %q: %w", rawQuery, err)
+		}
+		for k, vs := range q {
+			if !strings.HasPrefix(strings.ToLower(k), "rigel_") {
+				continue
+			}
+			v := vs[len(vs)-1]
+			switch strings.ToLower(k) {
+			case "rigel_device":
+				cfg.device = v
+			case "rigel_cache_size":
+				n, err := ParseSize(v)
+				if err != nil {
+					return cfg, fmt.Errorf("rigel: DSN option rigel_cache_size: %w", err)
+				}
+				cfg.cacheSize, cfg.hasSize = n, true
+			default:
+				return cfg, fmt.Errorf("rigel: unknown DSN option %q (rigel takes rigel_device and rigel_cache_size)", k)
+			}
+			delete(q, k)
+		}
+		rawQuery = q.Encode()
+	}
+	switch cfg.device {
+	case "auto", "cuda", "host", "duckdb":
+	default:
+		return cfg, fmt.Errorf("rigel: rigel_device must be %s, not %q", duckdbbridge.DeviceModes, cfg.device)
+	}
+	cfg.duckDSN = path
+	if rawQuery != "" {
+		cfg.duckDSN += "?" + rawQuery
+	}
+	if path != "" && path != ":memory:" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return cfg, fmt.Errorf("rigel: database path %q: %w", path, err)
+		}
+		cfg.path = abs
+	}
+	return cfg, nil
+}
+
+// ParseSize reads a byte count: a plain number, or one with a unit
+// (KB, MB, GB, TB: powers of 1000; KiB, MiB, GiB, TiB: powers of 1024).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{
+		{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+		{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"b", 1},
+	}
+	mult := int64(1)
+	lower := strings.ToLower(t)
+	for _, u := range units {
+		if strings.HasSuffix(lower, u.suffix) {
+			mult, t = u.mult, strings.TrimSpace(t[:len(t)-len(u.suffix)])
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f < 0 || f*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("%q is not a size in bytes (e.g. 1073741824, 512MB, 4GB, 1GiB)", s)
+	}
+	return int64(f * float64(mult)), nil
+}

@@ -1,0 +1,168 @@
+package physical
+
+import (
+	"context"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/gpu/host"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
+)
+
+// freeCounter wraps the host device so that the test sees which uploaded
+// columns were freed.
+type freeCounter struct {
+	gpu.Device
+	freed map[string]int // by column name
+}
+
+type countedCol struct {
+	gpu.Column
+	name string
+	d    *freeCounter
+}
+
+func (c *countedCol) Release() { c.d.freed[c.name]++; c.Column.Release() }
+
+func (d *freeCounter) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error) {
+	col, err := d.Device.Upload(ctx, arr)
+	if err != nil {
+		return nil, err
+	}
+	return &countedCol{Column: col, d: d}, nil
+}
+
+// scanOne loads (or finds) one column of a table through the cache and
+// returns its pins; it names the uploaded column for the free counter.
+func scanOne(t *testing.T, c *ColumnCache, d *freeCounter, table, col string) []*cacheEntry {
+	t.Helper()
+	var pins []*cacheEntry
+	var st ScanStats
+	cols, err := c.get(context.Background(), d, &memSource{}, &Scan{Table: table, Columns: []string{col}, Types: []gpu.Type{i64}}, &st, &pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc, ok := cols[0].(*countedCol); ok && cc.name == "" {
+		cc.name = table + "." + col
+	}
+	return pins
+}
+
+// Each memSource column is 10 int64 values: 80 device bytes.
+const colBytes = 80
+
+// hostBytes is what reading one memSource column costs from the host (its
+// Arrow buffers).
+func hostBytes(t *testing.T) int64 {
+	t.Helper()
+	arrs, err := readColumns(context.Background(), &memSource{}, "t", []string{"k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer arrs[0].Release()
+	return arrayBytes(arrs[0])
+}
+
+func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	d := &freeCounter{Device: host.New(), freed: map[string]int{}}
+	c := NewColumnCache()
+	if err := c.SetLimit(2*colBytes + 10); err != nil {
+		t.Fatal(err)
+	}
+	c.unpin(scanOne(t, c, d, "t", "k"))
+	c.unpin(scanOne(t, c, d, "t", "v"))
+	c.unpin(scanOne(t, c, d, "t", "k")) // t.k is now more recent than t.v
+	c.unpin(scanOne(t, c, d, "u", "k")) // a third column: t.v must go
+	if d.freed["t.v"] != 1 || d.freed["t.k"] != 0 || d.freed["u.k"] != 0 {
+		t.Fatalf("freed %v, want only t.v", d.freed)
+	}
+	s := c.Stats()
+	if s.Evictions != 1 || s.Entries != 2 || s.Bytes != 2*colBytes || s.Hits != 1 || s.Misses != 3 || s.BytesFromHost != 3*hostBytes(t) {
+		t.Fatalf("stats %+v", s)
+	}
+	// Shrinking the limit evicts down to it, least recent first (t.k).
+	if err := c.SetLimit(colBytes); err != nil {
+		t.Fatal(err)
+	}
+	if d.freed["t.k"] != 1 || d.freed["u.k"] != 0 || c.Len() != 1 {
+		t.Fatalf("after shrinking: freed %v, %d entries", d.freed, c.Len())
+	}
+	if err := c.SetLimit(-1); err == nil {
+		t.Fatal("a negative size was accepted")
+	}
+}
+
+func TestCacheKeepsPinnedColumns(t *testing.T) {
+	d := &freeCounter{Device: host.New(), freed: map[string]int{}}
+	c := NewColumnCache()
+	if err := c.SetLimit(colBytes + 10); err != nil {
+		t.Fatal(err)
+	}
+	// One query scans two columns that together exceed the limit: neither
+	// may be freed while it runs.
+	pins := scanOne(t, c, d, "t", "k")
+	pins = append(pins, scanOne(t, c, d, "t", "v")...)
+	if len(d.freed) != 0 || c.Len() != 2 {
+		t.Fatalf("a pinned column was evicted: freed %v, %d entries", d.freed, c.Len())
+	}
+	c.unpin(pins) // the run ends: back under the limit, the older one goes
+	if d.freed["t.k"] != 1 || d.freed["t.v"] != 0 || c.Len() != 1 {
+		t.Fatalf("after the run: freed %v, %d entries", d.freed, c.Len())
+	}
+}
+
+func TestCacheInvalidateWaitsForRunningQuery(t *testing.T) {
+	d := &freeCounter{Device: host.New(), freed: map[string]int{}}
+	c := NewColumnCache()
+	pins := scanOne(t, c, d, "t", "k")
+	c.unpin(scanOne(t, c, d, "u", "k"))
+	c.Invalidate("mem", "T") // table names match case-insensitively
+	if c.Len() != 1 || d.freed["t.k"] != 0 || d.freed["u.k"] != 0 {
+		t.Fatalf("invalidated while pinned: freed %v, %d entries", d.freed, c.Len())
+	}
+	c.unpin(pins)
+	if d.freed["t.k"] != 1 {
+		t.Fatalf("the invalidated column was not freed after its run: %v", d.freed)
+	}
+	// The next scan of t.k reads the table again.
+	var st ScanStats
+	var p []*cacheEntry
+	if _, err := c.get(context.Background(), d, &memSource{}, &Scan{Table: "t", Columns: []string{"k"}, Types: []gpu.Type{i64}}, &st, &p); err != nil {
+		t.Fatal(err)
+	}
+	c.unpin(p)
+	if st.CacheMisses != 1 || st.BytesFromHost != hostBytes(t) {
+		t.Fatalf("after Invalidate the scan did not reload: %+v", st)
+	}
+	c.Invalidate("mem", "")
+	if c.Len() != 0 || c.Stats().Invalidations != 3 {
+		t.Fatalf("Invalidate of the whole source left %d entries, stats %+v", c.Len(), c.Stats())
+	}
+}
+
+// A cache smaller than one column still answers queries: the column lives
+// for the run and is freed after it.
+func TestRunWithTinyCache(t *testing.T) {
+	x := &Executor{Dev: host.New(), Source: &memSource{}, Cache: NewColumnCache()}
+	if err := x.Cache.SetLimit(1); err != nil {
+		t.Fatal(err)
+	}
+	for run := 0; run < 2; run++ {
+		rec, st, err := x.Run(context.Background(), topPlan(), []string{"v"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := arrowfmt.Rows(rec)
+		rec.Release()
+		if len(got) != 2 || got[0][0] != "80" || got[1][0] != "70" {
+			t.Fatalf("run %d: got %v", run, got)
+		}
+		if st.Scan.BytesFromHost != hostBytes(t) || x.Cache.Len() != 0 {
+			t.Fatalf("run %d: %+v, %d entries left", run, st.Scan, x.Cache.Len())
+		}
+	}
+	if s := x.Cache.Stats(); s.Evictions != 2 {
+		t.Fatalf("stats %+v, want 2 evictions", s)
+	}
+}
