@@ -20,6 +20,9 @@ type Executor struct {
 	Dev    gpu.Device
 	Source TableSource
 	Cache  *ColumnCache
+	// SQL runs Fallback nodes on the host database; nil: a plan with one
+	// fails as unsupported.
+	SQL SQLRunner
 }
 
 // RunStats says what one run did.
@@ -33,7 +36,7 @@ type RunStats struct {
 }
 
 // OpKinds lists RunStats.OpNanos keys in plan order, for reports.
-var OpKinds = []string{"scan", "filter/project", "join", "aggregate", "sort", "other", "download"}
+var OpKinds = []string{"scan", "filter/project", "join", "aggregate", "sort", "fallback", "other", "download"}
 
 func opKind(n Node) string {
 	switch x := n.(type) {
@@ -48,6 +51,8 @@ func opKind(n Node) string {
 		return "sort"
 	case *Join:
 		return "join"
+	case *Fallback:
+		return "fallback"
 	}
 	return "other"
 }
@@ -203,6 +208,12 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 		return out, nil
 	case *Values:
 		return r.values(ctx, x)
+	case *Fallback:
+		out, err := r.fallback(ctx, x, ins)
+		if err != nil {
+			return nil, fmt.Errorf("fallback subtree: %w", err)
+		}
+		return out, nil
 	case *Slice:
 		return nil, fmt.Errorf("%s: a slice below the root of a plan: %w", x.Describe(), gpu.ErrUnsupported)
 	}

@@ -76,7 +76,9 @@ func (s *stream) isIdentity() bool {
 func (t *translator) rel(r plan.Rel) (*stream, error) {
 	s, err := t.relNoEmit(r)
 	if err != nil {
-		return nil, err
+		// Per-subtree fallback: r runs as DuckDB SQL (its emit included)
+		// over its inputs, which stay on the device where they can.
+		return t.fallbackRel(r, err)
 	}
 	if m := outputMapping(r); m != nil {
 		exprs := make([]*gpu.Expr, len(m))
