@@ -16,11 +16,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/rigel-db/rigel/conformance/tpch"
-	"github.com/rigel-db/rigel/fallback"
-	"github.com/rigel-db/rigel/substrait"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
+	"github.com/rigel-db/rigel/fallback"
 	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
+	"github.com/rigel-db/rigel/substrait"
 )
 
 var (
@@ -61,6 +61,16 @@ func tpchEngine(t *testing.T) *duckdbbridge.Engine {
 	}
 	t.Cleanup(func() { db.Close() })
 	return duckdbbridge.NewEngine(db, tpchPath, host.New(), "")
+}
+
+// isthmusPlan reads the Isthmus plan of TPC-H query n.
+func isthmusPlan(t *testing.T, n int) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "conformance", "plans", "isthmus-tpch", fmt.Sprintf("q%02d.json", n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // tpchQuery is TPC-H query n with the parameters the Isthmus plans were

@@ -88,7 +88,6 @@ var scalarFuncs = map[string]sqlFunc{
 		return "(" + a[0] + " AND NOT " + a[1] + ")", nil
 	},
 	"like":      infix("LIKE"),
-	"concat":    infix("||"),
 	"substring": call("substring"), "lower": call("lower"), "upper": call("upper"),
 	"char_length": call("length"), "octet_length": call("octet_length"), "bit_length": call("bit_length"),
 	"strpos": call("strpos"), "replace": call("replace"), "reverse": call("reverse"),
@@ -156,7 +155,10 @@ func checkOptions(name string, opts []*types.FunctionOption, out types.Type) err
 		case "negative_start":
 			ok = v == "WRAP_FROM_END"
 		case "null_handling":
-			ok = v == "ACCEPT_NULLS" && name == "concat"
+			// concat: ACCEPT_NULLS is ||, IGNORE_NULLS DuckDB's concat().
+			ok = name == "concat" && (v == "ACCEPT_NULLS" || v == "IGNORE_NULLS")
+		case "char_set":
+			ok = v == "UTF8" // DuckDB's strings are UTF-8
 		case "on_division_by_zero", "on_domain_error":
 			ok = isFloat(out) && (v == "IEEE" || v == "INFINITY" || v == "NAN")
 		case "division_type":
@@ -218,6 +220,12 @@ func (w *Writer) scalar(f *expr.ScalarFunction, sc *scope) (string, error) {
 		} else {
 			op := map[string]string{"divide": "/", "modulus": "%"}[name]
 			s = "(" + args[0] + " " + op + " " + args[1] + ")"
+		}
+	case "concat":
+		if o := f.GetOption("null_handling"); len(o) > 0 && o[0] == "IGNORE_NULLS" {
+			s = "concat(" + strings.Join(args, ", ") + ")"
+		} else {
+			s = "(" + strings.Join(args, " || ") + ")"
 		}
 	default:
 		fn, ok := scalarFuncs[name]

@@ -60,6 +60,9 @@ func (t *translator) fallbackRel(r plan.Rel, cause error) (*stream, error) {
 	}}
 	q, err := w.Query(r)
 	if err != nil {
+		if strings.Contains(cause.Error(), err.Error()) {
+			return nil, cause // an input's fallback failed on the same thing
+		}
 		return nil, fmt.Errorf("%w (no DuckDB fallback for it: %v)", cause, err)
 	}
 	for i, ft := range r.RecordType().Types() {
@@ -80,6 +83,14 @@ func shortReason(err error) string {
 	s := err.Error()
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
+	}
+	// A subquery's expression text is its Go structure (pointers and
+	// all): keep the expression's kind and the verdict only.
+	if strings.Contains(s, "%!") {
+		i, j := strings.Index(s, " ("), strings.LastIndex(s, "): ")
+		if i >= 0 && j > i {
+			s = s[:i] + s[j+1:]
+		}
 	}
 	const max = 160
 	if r := []rune(s); len(r) > max {
