@@ -211,7 +211,10 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 	case *Fallback:
 		out, err := r.fallback(ctx, x, ins)
 		if err != nil {
-			return nil, fmt.Errorf("fallback subtree: %w", err)
+			// Marked unsupported: an engine that has the query's SQL runs
+			// it whole on DuckDB instead, which gives the same error when
+			// the data is at fault and the answer when the subtree was.
+			return nil, fmt.Errorf("fallback subtree: %w (%w)", err, gpu.ErrUnsupported)
 		}
 		return out, nil
 	case *Slice:
