@@ -162,7 +162,7 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rigel produced a plan it cannot load (a bug): %w", err)
 	}
-	root, err := translate.Translate(loaded)
+	root, err := translate.TranslateSplit(loaded)
 	if err != nil {
 		if errors.Is(err, translate.ErrUnsupported) || errors.Is(err, substrait.ErrNotImplemented) {
 			p.Reason = err.Error()
@@ -409,7 +409,7 @@ func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := translate.Translate(loaded)
+	root, err := translate.TranslateSplit(loaded)
 	if err != nil {
 		return nil, err
 	}

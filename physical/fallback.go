@@ -65,7 +65,7 @@ func FallbackReasons(root Node) []string {
 // fallback downloads the inputs, runs the SQL and uploads its result.
 func (r *run) fallback(ctx context.Context, f *Fallback, ins [][]gpu.Column) ([]gpu.Column, error) {
 	if r.x.SQL == nil {
-		return nil, fmt.Errorf("no host database to run fallback SQL on: %w", gpu.ErrUnsupported)
+		return nil, fmt.Errorf("no host database to run it on (it falls back because %s): %w", f.Reason, gpu.ErrUnsupported)
 	}
 	recs := make([]arrow.RecordBatch, len(ins))
 	defer func() {
