@@ -395,10 +395,18 @@ func (w *Writer) window(f *expr.WindowFunction, sc *scope) (string, error) {
 		}
 		over = append(over, "ORDER BY "+keys)
 	}
-	if f.LowerBound != nil || f.UpperBound != nil {
-		kind := "ROWS"
-		if f.BoundsType == types.BoundsTypeRange || f.BoundsType == types.BoundsTypeUnspecified {
-			kind = "RANGE"
+	// A frame is written only when the plan spells it out: the defaults
+	// of an unset bound or bounds type are not SQL's, and a ranking
+	// function ignores its frame anyway.
+	ranking := map[string]bool{"row_number": true, "rank": true, "dense_rank": true,
+		"percent_rank": true, "cume_dist": true, "ntile": true, "lead": true, "lag": true}[name]
+	if !ranking {
+		if f.LowerBound == nil || f.UpperBound == nil {
+			return "", fmt.Errorf("fallback SQL: window function %s without both frame bounds", name)
+		}
+		kind := map[types.BoundsType]string{types.BoundsTypeRows: "ROWS", types.BoundsTypeRange: "RANGE"}[f.BoundsType]
+		if kind == "" {
+			return "", fmt.Errorf("fallback SQL: window function %s with an unspecified bounds type", name)
 		}
 		lo, err := bound(f.LowerBound, "UNBOUNDED PRECEDING")
 		if err != nil {

@@ -69,8 +69,19 @@ func (w *Writer) from(r plan.Rel, outer *scope, leaves bool) (string, string, er
 				return "", "", err
 			}
 			if view != "" {
+				// The columns are cast to the plan's types: the device may
+				// hold a value in a wider type than the plan declares.
+				ts := r.RecordType().Types()
+				cols := make([]string, len(ts))
+				for i, t := range ts {
+					st, err := sqlType(t)
+					if err != nil {
+						return "", "", err
+					}
+					cols[i] = fmt.Sprintf("CAST(c%d AS %s) AS c%d", i, st, i)
+				}
 				a := w.alias()
-				return ident(view) + " AS " + a, a, nil
+				return "(SELECT " + strings.Join(cols, ", ") + " FROM " + ident(view) + ") AS " + a, a, nil
 			}
 		}
 	}
