@@ -224,6 +224,25 @@ func (w *Writer) scalar(f *expr.ScalarFunction, sc *scope) (string, error) {
 			op := map[string]string{"divide": "/", "modulus": "%"}[name]
 			s = "(" + args[0] + " " + op + " " + args[1] + ")"
 		}
+	case "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not":
+		// Two's complement integers in both; decimals have no DuckDB
+		// bitwise operators.
+		if !isInteger(f.GetType()) {
+			return "", fmt.Errorf("fallback SQL: function %s on %s has no DuckDB form here", name, f.GetType())
+		}
+		switch {
+		case name == "bitwise_not" && len(args) == 1:
+			s = "(~" + args[0] + ")"
+		case name != "bitwise_not" && len(args) == 2:
+			op := map[string]string{"bitwise_and": "&", "bitwise_or": "|"}[name]
+			if op == "" {
+				s = "xor(" + args[0] + ", " + args[1] + ")"
+			} else {
+				s = "(" + args[0] + " " + op + " " + args[1] + ")"
+			}
+		default:
+			return "", fmt.Errorf("fallback SQL: %s with %d arguments", name, len(args))
+		}
 	case "concat":
 		if o := f.GetOption("null_handling"); len(o) > 0 && o[0] == "IGNORE_NULLS" {
 			s = "concat(" + strings.Join(args, ", ") + ")"
