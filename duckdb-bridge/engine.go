@@ -61,7 +61,7 @@ func NewEngine(db *sql.DB, id string, dev gpu.Device, reason string) *Engine {
 		e.plans = map[string]*Prepared{}
 	}
 	if dev != nil {
-		e.exec = &physical.Executor{Dev: dev, Source: e.tables, Cache: physical.NewColumnCache()}
+		e.exec = &physical.Executor{Dev: dev, Source: e.tables, Cache: physical.NewColumnCache(), SQL: fallback.Runner{DB: db}}
 	}
 	return e
 }
@@ -162,7 +162,7 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rigel produced a plan it cannot load (a bug): %w", err)
 	}
-	root, err := translate.Translate(loaded)
+	root, err := translate.TranslateSplit(loaded)
 	if err != nil {
 		if errors.Is(err, translate.ErrUnsupported) || errors.Is(err, substrait.ErrNotImplemented) {
 			p.Reason = err.Error()
@@ -223,7 +223,9 @@ func (e *Engine) tryDevice(ctx context.Context, p *Prepared, planNanos int64) (*
 	}
 	rec, st, err := e.runOnDevice(ctx, p.Root, p.Names)
 	if err == nil {
-		return e.deviceResult(allNullable(rec), st, p.Plan, planNanos), "", nil
+		res := e.deviceResult(allNullable(rec), st, p.Plan, planNanos)
+		res.Reason = splitReason(p.Root)
+		return res, "", nil
 	}
 	if !errors.Is(err, gpu.ErrUnsupported) && !errors.Is(err, gpu.ErrOutOfMemory) {
 		return nil, "", err
@@ -266,6 +268,16 @@ func (e *Engine) runOnDevice(ctx context.Context, root physical.Node, names []st
 		rec, st, err = e.exec.Run(ctx, root, names)
 	}
 	return rec, st, err
+}
+
+// splitReason says which subtrees of a device plan ran on DuckDB and why
+// (empty when none did), for results and the query log.
+func splitReason(root physical.Node) string {
+	reasons := physical.FallbackReasons(root)
+	if len(reasons) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d subtree(s) on DuckDB: %s", len(reasons), strings.Join(reasons, "; "))
 }
 
 // deviceResult wraps what the device computed.
@@ -341,6 +353,9 @@ func (e *Engine) RunPlan(ctx context.Context, data []byte) (*Result, error) {
 	start := time.Now()
 	pp, err := e.PreparePlan(data)
 	if err != nil {
+		if res, ok, ferr := e.planOnDuckDB(ctx, data, err); ok {
+			return res, ferr
+		}
 		return nil, err
 	}
 	planNanos := time.Since(start).Nanoseconds()
@@ -348,7 +363,36 @@ func (e *Engine) RunPlan(ctx context.Context, data []byte) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.deviceResult(rec, st, pp.Plan, planNanos), nil
+	res := e.deviceResult(rec, st, pp.Plan, planNanos)
+	res.Reason = splitReason(pp.Root)
+	return res, nil
+}
+
+// planOnDuckDB runs a whole Substrait plan as DuckDB SQL when there is no
+// device, or when no part of it can run there (cause). ok is false when
+// the plan has no SQL form either: then cause stands.
+func (e *Engine) planOnDuckDB(ctx context.Context, data []byte, cause error) (*Result, bool, error) {
+	if e.dev != nil && !errors.Is(cause, translate.ErrUnsupported) && !errors.Is(cause, substrait.ErrNotImplemented) {
+		return nil, false, nil
+	}
+	pb, err := substrait.Decode(data)
+	if err != nil {
+		return nil, false, nil
+	}
+	loaded, err := substrait.Load(pb)
+	if err != nil {
+		return nil, false, nil
+	}
+	q, err := fallback.PlanSQL(loaded.Root, loaded.Names)
+	if err != nil {
+		return nil, false, nil
+	}
+	res, err := e.fallback(ctx, q)
+	if err != nil {
+		return nil, true, err
+	}
+	res.Reason = cause.Error()
+	return res, true, nil
 }
 
 // PreparePlan decodes, loads and translates a Substrait plan (binary or
@@ -365,7 +409,7 @@ func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := translate.Translate(loaded)
+	root, err := translate.TranslateSplit(loaded)
 	if err != nil {
 		return nil, err
 	}

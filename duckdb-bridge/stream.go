@@ -37,7 +37,7 @@ func (e *Engine) QueryStream(ctx context.Context, query string) (*Stream, error)
 		return nil, err
 	}
 	if res != nil {
-		return &Stream{RecordReader: batchReader(res.Record), Where: res.Where, Plan: res.Plan}, nil
+		return &Stream{RecordReader: batchReader(res.Record), Where: res.Where, Plan: res.Plan, Reason: res.Reason}, nil
 	}
 	rr, err := fallback.RunSQL(ctx, e.db, query)
 	if err != nil {
@@ -52,7 +52,7 @@ func (e *Engine) PlanStream(ctx context.Context, plan []byte) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Stream{RecordReader: batchReader(res.Record), Where: res.Where, Plan: res.Plan}, nil
+	return &Stream{RecordReader: batchReader(res.Record), Where: res.Where, Plan: res.Plan, Reason: res.Reason}, nil
 }
 
 // batchReader hands out rec in slices of StreamBatchRows rows (no copies)

@@ -1,7 +1,7 @@
 // Package fallback runs on DuckDB what rigel's device cannot run and returns
-// the result as Arrow record batches. This first version runs whole SQL
-// queries; later it takes Substrait subtrees, turns them into DuckDB SQL and
-// runs them over Arrow inputs.
+// the result as Arrow record batches: whole SQL queries (RunSQL), and
+// Substrait subtrees written as DuckDB SQL (Writer, PlanSQL) that run over
+// the Arrow output of device subtrees (Runner).
 package fallback
 
 import (

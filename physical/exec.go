@@ -20,6 +20,9 @@ type Executor struct {
 	Dev    gpu.Device
 	Source TableSource
 	Cache  *ColumnCache
+	// SQL runs Fallback nodes on the host database; nil: a plan with one
+	// fails as unsupported.
+	SQL SQLRunner
 }
 
 // RunStats says what one run did.
@@ -33,7 +36,7 @@ type RunStats struct {
 }
 
 // OpKinds lists RunStats.OpNanos keys in plan order, for reports.
-var OpKinds = []string{"scan", "filter/project", "join", "aggregate", "sort", "other", "download"}
+var OpKinds = []string{"scan", "filter/project", "join", "aggregate", "sort", "fallback", "other", "download"}
 
 func opKind(n Node) string {
 	switch x := n.(type) {
@@ -48,6 +51,8 @@ func opKind(n Node) string {
 		return "sort"
 	case *Join:
 		return "join"
+	case *Fallback:
+		return "fallback"
 	}
 	return "other"
 }
@@ -208,6 +213,15 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 		return out, nil
 	case *Values:
 		return r.values(ctx, x)
+	case *Fallback:
+		out, err := r.fallback(ctx, x, ins)
+		if err != nil {
+			// Marked unsupported: an engine that has the query's SQL runs
+			// it whole on DuckDB instead, which gives the same error when
+			// the data is at fault and the answer when the subtree was.
+			return nil, fmt.Errorf("fallback subtree: %w (%w)", err, gpu.ErrUnsupported)
+		}
+		return out, nil
 	case *Slice:
 		return nil, fmt.Errorf("%s: a slice below the root of a plan: %w", x.Describe(), gpu.ErrUnsupported)
 	}

@@ -107,8 +107,11 @@ func Explain(root Node, where string) string {
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
 		tag := where
-		if _, ok := n.(*Slice); ok {
+		switch n.(type) {
+		case *Slice:
 			tag = "host" // slicing an Arrow batch is bookkeeping, not compute
+		case *Fallback:
+			tag = "duckdb" // the split: this subtree runs as SQL on DuckDB
 		}
 		fmt.Fprintf(&b, "%s%-6s %s\n", strings.Repeat("  ", depth), "["+tag+"]", n.Describe())
 		for _, c := range n.Children() {

@@ -19,7 +19,18 @@ import (
 // Translate builds the physical plan of a loaded Substrait plan. The root of
 // the result produces exactly the plan's output columns, in order.
 func Translate(p *substrait.Plan) (physical.Node, error) {
-	t := &translator{}
+	return translate(p, false)
+}
+
+// TranslateSplit is Translate for a consumer with a host database: each
+// relation the device cannot run becomes a physical.Fallback (DuckDB SQL)
+// over its inputs, which run on the device where they can.
+func TranslateSplit(p *substrait.Plan) (physical.Node, error) {
+	return translate(p, true)
+}
+
+func translate(p *substrait.Plan, split bool) (physical.Node, error) {
+	t := &translator{split: split}
 	s, err := t.rel(p.Root)
 	if err != nil {
 		return nil, err
@@ -27,7 +38,9 @@ func Translate(p *substrait.Plan) (physical.Node, error) {
 	return t.finish(s)
 }
 
-type translator struct{}
+type translator struct {
+	split bool // unsupported relations become Fallback nodes
+}
 
 // stream is a relation's output not yet materialized: rows of src that pass
 // filter, projected through exprs. Filters and projections keep folding into
@@ -76,6 +89,11 @@ func (s *stream) isIdentity() bool {
 func (t *translator) rel(r plan.Rel) (*stream, error) {
 	s, err := t.relNoEmit(r)
 	if err != nil {
+		if t.split {
+			// Per-subtree fallback: r runs as DuckDB SQL (its emit
+			// included) over its inputs, on the device where they can.
+			return t.fallbackRel(r, err)
+		}
 		return nil, err
 	}
 	if m := outputMapping(r); m != nil {

@@ -71,12 +71,52 @@ func TestQ6FusesIntoOnePipeline(t *testing.T) {
 	}
 }
 
-// Subquery expressions are not translated yet: the error says so and is
-// ErrUnsupported, so that the engine can fall back.
-func TestUnsupportedExpression(t *testing.T) {
-	_, err := Translate(loadIsthmus(t, "q04"))
-	if !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("got %v, want ErrUnsupported", err)
+// A subquery expression (Isthmus Q4's EXISTS with an outer reference) is
+// not run on the device. Translate refuses the plan; with TranslateSplit
+// the Filter that holds it becomes a Fallback whose
+// reason names the subquery, over its input translated for the device;
+// everything above it (the aggregate, the sort) stays on the device.
+func TestSubqueryFallsBackPerSubtree(t *testing.T) {
+	if _, err := Translate(loadIsthmus(t, "q04")); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("Translate: got %v, want ErrUnsupported (only TranslateSplit splits)", err)
+	}
+	root, err := TranslateSplit(loadIsthmus(t, "q04"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fb *physical.Fallback
+	var walk func(n physical.Node, depth int)
+	walk = func(n physical.Node, depth int) {
+		if f, ok := n.(*physical.Fallback); ok {
+			if depth == 0 {
+				t.Fatalf("the root itself falls back:\n%s", physical.Explain(root, "x"))
+			}
+			fb = f
+		}
+		for _, c := range n.Children() {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	if fb == nil {
+		t.Fatalf("no Fallback node in\n%s", physical.Explain(root, "x"))
+	}
+	if !strings.Contains(fb.Reason, "Subquery") || !strings.Contains(fb.SQL, "EXISTS") {
+		t.Fatalf("fallback reason %q, SQL %q: want the EXISTS subquery", fb.Reason, fb.SQL)
+	}
+	if got := physical.FallbackReasons(root); len(got) != 1 {
+		t.Fatalf("%d fallbacks, want 1: %v", len(got), got)
+	}
+	explain := physical.Explain(root, "host")
+	if !strings.Contains(explain, "[duckdb] Fallback") || !strings.Contains(explain, "[host]") {
+		t.Fatalf("EXPLAIN does not show the split:\n%s", explain)
+	}
+}
+
+// A plan error (not a missing feature) is not hidden by a fallback.
+func TestPlanErrorsDoNotFallBack(t *testing.T) {
+	if _, err := (&translator{}).fallbackRel(nil, errors.New("a broken plan")); err == nil || isUnsupported(err) {
+		t.Fatalf("got %v, want the plan error itself", err)
 	}
 }
 

@@ -1,0 +1,198 @@
+package fallback
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/duckdb/duckdb-go/v2"
+	"github.com/rigel-db/rigel/internal/arrowrec"
+)
+
+// Runner runs the SQL of fallback subtrees on a DuckDB database, over
+// inputs that other operators computed (physical.SQLRunner).
+type Runner struct {
+	DB *sql.DB
+}
+
+// RunOver registers each input record as a temporary table of the given
+// name on one connection, runs query there and returns its whole result.
+//
+// Inputs are copied into temporary tables rather than scanned as Arrow
+// streams: a stream can be read once, and DuckDB may scan an input more
+// than once (a decorrelated subquery reads its outer side again).
+// Temporary tables live in the connection's own catalog, so they work on a
+// read-only database and are invisible to other queries; they are dropped
+// before the connection goes back to the pool.
+func (r Runner) RunOver(ctx context.Context, query string, names []string, inputs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if r.DB == nil {
+		return nil, errors.New("fallback: no database")
+	}
+	if len(names) != len(inputs) {
+		return nil, fmt.Errorf("fallback: %d input names for %d inputs", len(names), len(inputs))
+	}
+	conn, err := r.DB.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fallback: opening a DuckDB connection: %w", err)
+	}
+	defer conn.Close()
+	var created []string
+	defer func() {
+		// A background context: the tables must go even when ctx ended.
+		for _, n := range created {
+			_, _ = conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+ident(n))
+		}
+	}()
+	var out arrow.RecordBatch
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(driver.Conn)
+		if !ok {
+			return errors.New("fallback: the database is not a DuckDB database")
+		}
+		for i, rec := range inputs {
+			if err := loadInput(ctx, c, names[i], rec); err != nil {
+				return err
+			}
+			created = append(created, names[i])
+		}
+		a, err := duckdb.NewArrowFromConn(c)
+		if err != nil {
+			return fmt.Errorf("fallback: %w", err)
+		}
+		rr, err := a.QueryContext(ctx, query)
+		if err != nil {
+			return err
+		}
+		defer rr.Release()
+		out, err = readAll(rr)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// loadInput copies rec into a new temporary table name through DuckDB's
+// appender. (duckdb-go's Arrow views are created as persistent views,
+// which a read-only database refuses; a temporary table works on every
+// database.)
+func loadInput(ctx context.Context, c driver.Conn, name string, rec arrow.RecordBatch) error {
+	cols := make([]string, rec.NumCols())
+	for i, f := range rec.Schema().Fields() {
+		t, err := arrowSQLType(f.Type)
+		if err != nil {
+			return fmt.Errorf("fallback: input %s column %s: %w", name, f.Name, err)
+		}
+		cols[i] = ident(f.Name) + " " + t
+	}
+	ex, ok := c.(driver.ExecerContext)
+	if !ok {
+		return errors.New("fallback: the DuckDB connection cannot execute statements")
+	}
+	stmt := fmt.Sprintf("CREATE OR REPLACE TEMP TABLE %s (%s)", ident(name), strings.Join(cols, ", "))
+	if _, err := ex.ExecContext(ctx, stmt, nil); err != nil {
+		return fmt.Errorf("fallback: input %s: %w", name, err)
+	}
+	app, err := duckdb.NewAppender(c, "temp", "main", name)
+	if err != nil {
+		return fmt.Errorf("fallback: input %s: %w", name, err)
+	}
+	row := make([]driver.Value, rec.NumCols())
+	for r := 0; r < int(rec.NumRows()); r++ {
+		for j := range row {
+			row[j] = goValue(rec.Column(j), r)
+		}
+		if err := app.AppendRow(row...); err != nil {
+			_ = app.Close()
+			return fmt.Errorf("fallback: input %s row %d: %w", name, r, err)
+		}
+	}
+	if err := app.Close(); err != nil {
+		return fmt.Errorf("fallback: input %s: %w", name, err)
+	}
+	return nil
+}
+
+// arrowSQLType is the DuckDB column type of a device result's Arrow type
+// (gpu.ArrowType's range).
+func arrowSQLType(t arrow.DataType) (string, error) {
+	switch d := t.(type) {
+	case *arrow.BooleanType:
+		return "BOOLEAN", nil
+	case *arrow.Int8Type:
+		return "TINYINT", nil
+	case *arrow.Int16Type:
+		return "SMALLINT", nil
+	case *arrow.Int32Type:
+		return "INTEGER", nil
+	case *arrow.Int64Type:
+		return "BIGINT", nil
+	case *arrow.Float32Type:
+		return "FLOAT", nil
+	case *arrow.Float64Type:
+		return "DOUBLE", nil
+	case *arrow.Date32Type:
+		return "DATE", nil
+	case *arrow.StringType:
+		return "VARCHAR", nil
+	case *arrow.Decimal128Type:
+		return fmt.Sprintf("DECIMAL(%d, %d)", d.Precision, d.Scale), nil
+	}
+	return "", fmt.Errorf("arrow type %s has no DuckDB column type here", t)
+}
+
+// goValue is row i of a column as the appender takes it.
+func goValue(a arrow.Array, i int) driver.Value {
+	if a.IsNull(i) {
+		return nil
+	}
+	switch x := a.(type) {
+	case *array.Boolean:
+		return x.Value(i)
+	case *array.Int8:
+		return x.Value(i)
+	case *array.Int16:
+		return x.Value(i)
+	case *array.Int32:
+		return x.Value(i)
+	case *array.Int64:
+		return x.Value(i)
+	case *array.Float32:
+		return x.Value(i)
+	case *array.Float64:
+		return x.Value(i)
+	case *array.Date32:
+		return x.Value(i).ToTime()
+	case *array.String:
+		return x.Value(i)
+	case *array.Decimal128:
+		t := x.DataType().(*arrow.Decimal128Type)
+		return duckdb.Decimal{Width: uint8(t.Precision), Scale: uint8(t.Scale), Value: x.Value(i).BigInt()}
+	}
+	return nil // not reached: arrowSQLType refused the type
+}
+
+// readAll reads a reader's batches into one record.
+func readAll(rr array.RecordReader) (arrow.RecordBatch, error) {
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	for rr.Next() {
+		r := rr.RecordBatch()
+		r.Retain()
+		recs = append(recs, r)
+	}
+	if err := rr.Err(); err != nil {
+		return nil, err
+	}
+	return arrowrec.Concat(rr.Schema(), recs)
+}

@@ -1,0 +1,122 @@
+package fallback_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
+)
+
+// Queries whose plan has one relation the device cannot run (a function
+// rigel lacks, a LIMIT below another operator): that relation runs as
+// DuckDB SQL, the rest on the device, EXPLAIN shows the split with the
+// reason, and the answer is DuckDB's.
+func TestOneUnsupportedNodeSplits(t *testing.T) {
+	eng := tpchEngine(t)
+	ctx := context.Background()
+	cases := []struct{ query, reason string }{
+		// abs over decimals inside an aggregate's measure.
+		{"SELECT l_returnflag, sum(abs(l_quantity - 25)) FROM lineitem GROUP BY l_returnflag ORDER BY 1", "abs"},
+		// upper in a projection; strings come back to the device (sort).
+		{"SELECT upper(n_name) AS u, n_regionkey FROM nation WHERE n_regionkey < 3 ORDER BY u", "upper"},
+		// lower in a filter pushed into the read; the aggregate stays.
+		{"SELECT n_regionkey, count(*) FROM nation WHERE lower(n_name) LIKE '%a%' GROUP BY n_regionkey ORDER BY 1", "lower"},
+		// nulls through the fallback and back.
+		{"SELECT n_nationkey, upper(CASE WHEN n_nationkey % 3 = 0 THEN NULL ELSE n_name END) AS u FROM nation ORDER BY 1", "upper"},
+		// the fallback's output feeds a device join and aggregate.
+		{"SELECT r_name, count(*) FROM nation JOIN region ON n_regionkey = r_regionkey WHERE upper(n_name) LIKE '%A%' GROUP BY r_name ORDER BY 1", "upper"},
+		// concat (null-ignoring) in a projection.
+		{"SELECT concat(c_name, '-', c_mktsegment) AS s FROM customer WHERE c_custkey < 20 ORDER BY s", "concat"},
+		// a LIMIT below another operator: the projection over it.
+		{"SELECT s_name, s_acctbal FROM supplier WHERE s_acctbal > 0 ORDER BY s_suppkey LIMIT 5", "FetchRel"},
+	}
+	for _, c := range cases {
+		t.Run(c.reason, func(t *testing.T) {
+			res, err := eng.Query(ctx, c.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Release()
+			if res.Where != duckdbbridge.OnHost {
+				t.Fatalf("ran on %s (%s), want the device with a DuckDB subtree", res.Where, res.Reason)
+			}
+			if !strings.Contains(res.Reason, "subtree(s) on DuckDB") || !strings.Contains(res.Reason, c.reason) {
+				t.Fatalf("reason %q: want the split and %q", res.Reason, c.reason)
+			}
+			oracle, err := eng.RunOnDuckDB(ctx, c.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer oracle.Release()
+			if err := arrowfmt.Compare(res.Record, oracle.Record, true); err != nil {
+				t.Fatalf("differs from DuckDB: %v\n%s", err, res.Plan)
+			}
+			explain, err := eng.Explain(ctx, c.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(explain, "[duckdb] Fallback DuckDB SQL") || !strings.Contains(explain, "[host]") ||
+				!strings.Contains(explain, "reason: ") {
+				t.Fatalf("EXPLAIN does not show the split and its reason:\n%s", explain)
+			}
+		})
+	}
+}
+
+// Isthmus plans with subqueries (EXISTS in Q4, a scalar subquery in Q22,
+// both with outer references) run with the relation that holds the
+// subquery on DuckDB and the rest on the device.
+func TestSubqueryPlansSplit(t *testing.T) {
+	eng := tpchEngine(t)
+	ctx := context.Background()
+	for _, q := range []int{4, 22} {
+		data := isthmusPlan(t, q)
+		res, err := eng.RunPlan(ctx, data)
+		if err != nil {
+			t.Fatalf("Q%d: %v", q, err)
+		}
+		defer res.Release()
+		if res.Where != duckdbbridge.OnHost || !strings.Contains(res.Reason, "Subquery") {
+			t.Fatalf("Q%d ran on %s (%s), want a split for the subquery", q, res.Where, res.Reason)
+		}
+		if !strings.Contains(res.Plan, "[duckdb] Fallback") || !strings.Contains(res.Plan, "[host] Pipeline") {
+			t.Fatalf("Q%d plan does not show the split:\n%s", q, res.Plan)
+		}
+		oracle, err := eng.RunOnDuckDB(ctx, tpchQuery(t, q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer oracle.Release()
+		if err := sameValues(res.Record, oracle.Record, true); err != nil {
+			t.Fatalf("Q%d differs from DuckDB: %v\n%s", q, err, res.Plan)
+		}
+	}
+}
+
+// Without a device a Substrait plan runs whole as DuckDB SQL.
+func TestPlanWithoutDeviceRunsOnDuckDB(t *testing.T) {
+	dev := tpchEngine(t)
+	eng := duckdbbridge.NewEngine(dev.DB(), "no-device", nil, "no device in this test")
+	ctx := context.Background()
+	res, err := eng.RunPlan(ctx, isthmusPlan(t, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Release()
+	if res.Where != duckdbbridge.OnFallback {
+		t.Fatalf("ran on %s, want DuckDB", res.Where)
+	}
+	oracle, err := eng.RunOnDuckDB(ctx, tpchQuery(t, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oracle.Release()
+	if err := sameValues(res.Record, oracle.Record, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Record.Schema().Field(0).Name; !strings.EqualFold(got, "l_orderkey") {
+		t.Fatalf("first column named %q, want the plan's name", got)
+	}
+}
