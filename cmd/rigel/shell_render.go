@@ -269,7 +269,8 @@ func writeBox(w io.Writer, t *table, duck bool) {
 		total += wd + 3
 	}
 	for _, f := range footer {
-		fmt.Fprintln(w, center(f, total))
+		// Centered inside the box's borders, as DuckDB places it.
+		fmt.Fprintln(w, strings.TrimRight(" "+center(f, total-2), " "))
 	}
 }
 
