@@ -121,9 +121,17 @@ func historyPath() string {
 }
 
 func (s *shell) runInteractive(ctx context.Context) error {
+	hist := historyPath()
+	if hist != "" {
+		// The history holds the SQL typed, which may be private: made
+		// readable by its owner alone (readline would create it 0666).
+		if f, err := os.OpenFile(hist, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
+		}
+	}
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:                 shellPrompt,
-		HistoryFile:            historyPath(),
+		HistoryFile:            hist,
 		HistoryLimit:           2000,
 		DisableAutoSaveHistory: true, // a whole statement is one entry, saved when complete
 		InterruptPrompt:        "^C",
