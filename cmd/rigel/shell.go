@@ -284,7 +284,7 @@ func (s *shell) runStatement(ctx context.Context, stmt string) {
 	}
 	defer res.Release()
 	elapsed := time.Since(start)
-	if err := renderResult(s.out, arrowTable(res.Record), s.mode); err != nil {
+	if err := renderResult(s.out, arrowTable(res.Record), s.mode, s.termWidth()); err != nil {
 		s.fail(err)
 		return
 	}
@@ -321,7 +321,7 @@ func (s *shell) runOnDuckDB(ctx context.Context, stmt string, start time.Time) {
 			fmt.Fprintln(s.out, strings.TrimRight(t.text(r, 1), "\n"))
 		}
 	default:
-		if err := renderResult(s.out, t, s.mode); err != nil {
+		if err := renderResult(s.out, t, s.mode, s.termWidth()); err != nil {
 			s.fail(err)
 			return
 		}
@@ -370,4 +370,18 @@ func (s *shell) deviceLine() string {
 		line += fmt.Sprintf(", %.1f GiB", float64(info.TotalMemory)/(1<<30))
 	}
 	return line
+}
+
+// termWidth is the terminal's width when results go to one (duckbox fits
+// its tables into it), else 0: a file or a pipe gets whole tables.
+func (s *shell) termWidth() int {
+	f, ok := s.out.(*os.File)
+	if !ok || !readline.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	w, _, err := readline.GetSize(int(f.Fd()))
+	if err != nil || w <= 0 {
+		return 0
+	}
+	return w
 }

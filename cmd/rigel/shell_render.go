@@ -21,13 +21,14 @@ var shellModes = []string{"duckbox", "box", "csv", "line", "markdown", "json", "
 // first and last half of them, as DuckDB's CLI does (its max_rows).
 const duckboxMaxRows = 40
 
-// renderResult writes a result in one of shellModes.
-func renderResult(w io.Writer, t *table, mode string) error {
+// renderResult writes a result in one of shellModes. maxWidth, when not 0,
+// is the terminal's width: duckbox fits its table into it.
+func renderResult(w io.Writer, t *table, mode string, maxWidth int) error {
 	switch mode {
 	case "duckbox":
-		writeBox(w, t, true)
+		writeBox(w, t, true, maxWidth)
 	case "box":
-		writeBox(w, t, false)
+		writeBox(w, t, false, 0)
 	case "csv":
 		return writeCSV(w, t)
 	case "line":
@@ -167,7 +168,7 @@ func oneLineCell(s string) string {
 
 // writeBox draws DuckDB's duckbox (with a type row, and only the first and
 // last rows of a long result, with a row-count footer) or sqlite's box.
-func writeBox(w io.Writer, t *table, duck bool) {
+func writeBox(w io.Writer, t *table, duck bool, maxWidth int) {
 	n := t.nrows
 	ncol := len(t.names)
 	// The rows shown: all, or duckbox's first and last halves.
@@ -202,11 +203,21 @@ func writeBox(w io.Writer, t *table, duck bool) {
 		}
 		cells[i] = row
 	}
+	hidden := 0
+	if maxWidth > 0 && ncol > 0 {
+		var f boxFit
+		f, hidden = fitBox(boxFit{names, types, right, widths, cells}, maxWidth)
+		names, types, right, widths, cells = f.names, f.types, f.right, f.widths, f.cells
+		ncol = len(names)
+	}
 	var footer []string
-	if duck && (truncated || n == 0) {
+	if duck && (truncated || n == 0 || hidden > 0) {
 		footer = []string{plural(int64(n), "row")}
 		if truncated {
 			footer = append(footer, fmt.Sprintf("(%d shown)", len(shown)))
+		}
+		if hidden > 0 {
+			footer = append(footer, fmt.Sprintf("%d columns (%d shown)", len(t.names), len(t.names)-hidden))
 		}
 	}
 	// The box is at least as wide as its footer (DuckDB widens it too).

@@ -33,7 +33,7 @@ func testRecord(t *testing.T, n int) arrow.RecordBatch {
 
 func render(t *testing.T, rec arrow.RecordBatch, mode string) string {
 	var buf bytes.Buffer
-	if err := renderResult(&buf, arrowTable(rec), mode); err != nil {
+	if err := renderResult(&buf, arrowTable(rec), mode, 0); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -89,6 +89,54 @@ func TestOtherModes(t *testing.T) {
 	for mode, want := range cases {
 		if got := render(t, rec, mode); got != want {
 			t.Errorf("%s: got\n%s\nwant\n%s", mode, got, want)
+		}
+	}
+}
+
+// A table wider than the terminal: long text is cut with "…", then middle
+// columns hide behind a "…" column, and the footer says so.
+func TestDuckboxFitsTerminal(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "first", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "comment", Type: arrow.BinaryTypes.String},
+		{Name: "b", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "c", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "last", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	bld := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer bld.Release()
+	bld.Field(0).(*array.Int64Builder).Append(1)
+	bld.Field(1).(*array.StringBuilder).Append(strings.Repeat("long text ", 10))
+	for f := 2; f < 5; f++ {
+		bld.Field(f).(*array.Int64Builder).Append(1234567890123)
+	}
+	rec := bld.NewRecordBatch()
+	defer rec.Release()
+
+	var buf bytes.Buffer
+	renderResult(&buf, arrowTable(rec), "duckbox", 200)
+	if strings.Contains(buf.String(), "…") {
+		t.Fatalf("a table that fits was cut:\n%s", buf.String())
+	}
+	for _, maxWidth := range []int{80, 60, 40} {
+		buf.Reset()
+		renderResult(&buf, arrowTable(rec), "duckbox", maxWidth)
+		out := buf.String()
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		for _, l := range lines {
+			if width(l) > maxWidth {
+				t.Fatalf("width %d: line of %d characters:\n%s", maxWidth, width(l), out)
+			}
+		}
+		if !strings.Contains(lines[1], "first") || !strings.Contains(lines[1], "last") {
+			t.Fatalf("width %d: want the first and last columns kept:\n%s", maxWidth, out)
+		}
+		if maxWidth >= 60 && (!strings.Contains(lines[4], "│ long text") || !strings.Contains(lines[4], "… │")) {
+			t.Fatalf("width %d: want the long text cut and the first and last columns kept:\n%s", maxWidth, out)
+		}
+		hid := strings.Contains(lines[1], "│ … │")
+		if hid != (maxWidth < 80) || hid != strings.Contains(out, "5 columns (") {
+			t.Fatalf("width %d: hidden columns %v, footer disagrees or wrong:\n%s", maxWidth, hid, out)
 		}
 	}
 }

@@ -231,6 +231,16 @@ func TestShellOnPty(t *testing.T) {
 	s.send("EXPLAIN SELECT * FROM range(3);\r")
 	s.expect(m, "[FALLBACK] the whole query runs on DuckDB: ")
 
+	// A table wider than the terminal (160 columns) is fitted into it.
+	m = s.mark()
+	s.send("SELECT * FROM lineitem ORDER BY l_orderkey, l_linenumber LIMIT 3;\r")
+	out = s.expect(m, "16 columns (")
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "│") && width(l) > 160 {
+			t.Fatalf("a line of %d characters on a 160-column terminal:\n%s", width(l), out)
+		}
+	}
+
 	// A wrong statement shows DuckDB's error and the shell goes on.
 	m = s.mark()
 	s.send("SELECT nope FROM lineitem;\r")
