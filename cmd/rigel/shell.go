@@ -141,10 +141,19 @@ func (s *shell) runInteractive(ctx context.Context) error {
 		return fmt.Errorf("shell: line editing: %w", err)
 	}
 	defer rl.Close()
+	// SIGTERM (main's context) ends the shell even while it waits for a
+	// line: closing the line editor makes Readline return.
+	go func() {
+		<-ctx.Done()
+		rl.Close()
+	}()
 	fmt.Fprintf(s.out, "rigel shell on %s, %s\nEnter \".help\" for usage hints.\n", s.dbPath, s.deviceLine())
 	var buf stmtBuffer
 	var lines []string // the lines of the statement being typed, for the history
 	for !s.quit {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if buf.empty() {
 			rl.SetPrompt(shellPrompt)
 			lines = lines[:0]
@@ -158,7 +167,7 @@ func (s *shell) runInteractive(ctx context.Context) error {
 		}
 		if errors.Is(err, io.EOF) {
 			fmt.Fprintln(s.out)
-			return nil
+			return ctx.Err() // nil for Ctrl-D; SIGTERM fails like every command's
 		}
 		if err != nil {
 			return err
@@ -173,6 +182,9 @@ func (s *shell) runInteractive(ctx context.Context) error {
 		if len(stmts) > 0 {
 			rl.SaveHistory(strings.Join(lines, " "))
 			lines = lines[:0]
+			if !buf.empty() {
+				lines = append(lines, strings.TrimSpace(buf.text)) // the next statement's start
+			}
 		}
 		for _, st := range stmts {
 			s.runStatement(ctx, st)
@@ -187,6 +199,9 @@ func (s *shell) runScript(ctx context.Context, in io.Reader) error {
 	r := bufio.NewReader(in)
 	var buf stmtBuffer
 	for !s.quit {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		line, err := r.ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
