@@ -18,6 +18,7 @@ const usage = `rigel: a GPU-native SQL engine behind DuckDB
 usage:
   rigel query   --db FILE [--device auto|cuda|host|duckdb] [--format table|csv|json] SQL
   rigel explain --db FILE [--device auto|cuda|host|duckdb] SQL
+  rigel shell   --db FILE [--device auto|cuda|host|duckdb] [-f FILE]   interactive SQL shell
   rigel plan    --db FILE [--device cuda|host] [--format ...] PLAN.json|PLAN.pb
   rigel doctor
   rigel bench tpch --db FILE [--queries 1,6] [--runs N] [--device ...] [--out FILE.md]
@@ -68,6 +69,8 @@ func run(ctx context.Context, args []string) error {
 		return cmdPlan(ctx, args[1:])
 	case "explain":
 		return cmdExplain(ctx, args[1:])
+	case "shell":
+		return cmdShell(ctx, args[1:])
 	case "doctor":
 		return cmdDoctor(ctx, args[1:])
 	case "bench":
