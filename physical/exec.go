@@ -214,7 +214,11 @@ func (r *run) values(ctx context.Context, v *Values) ([]gpu.Column, error) {
 	out := make([]gpu.Column, len(v.Types))
 	for j, t := range v.Types {
 		b := array.NewBuilder(memory.DefaultAllocator, gpu.ArrowType(t))
-		for _, row := range v.Rows {
+		for i, row := range v.Rows {
+			if sb, ok := b.(*array.StringBuilder); ok && !row[j].Null && i < len(v.Text) {
+				sb.Append(v.Text[i][j])
+				continue
+			}
 			appendValue(b, t, row[j])
 		}
 		arr := b.NewArray()

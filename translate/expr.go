@@ -186,6 +186,9 @@ func (c exprConv) scalar(f *expr.ScalarFunction) (*gpu.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if g, ok, err := c.stringScalar(fn, f); ok {
+		return g, err
+	}
 	if err := checkOptions(f); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,138 @@
+package devicetest
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// Row-wise string functions (OpStrRow, gpu/ir_fnstr.go). A device that
+// does not run them yet (the CUDA code generator) must refuse them with
+// ErrUnsupported: the case then checks that and skips. Expectations are
+// written by hand from functions_string.yaml and its test cases.
+
+func fnstrCases() []testCase {
+	return []testCase{
+		{"strrow/concat_columns", testRowConcat},
+		{"strrow/numeric_args", testRowNumericArgs},
+		{"strrow/filtered_rows_never_fail", testRowFiltered},
+		{"strrow/regexp", testRowRegexp},
+	}
+}
+
+// runRow runs p, or skips when the device refuses OpStrRow cleanly.
+func runRow(t *testing.T, dev gpu.Device, p *gpu.Pipeline, arrs []arrow.Array) []string {
+	t.Helper()
+	cols, _ := table(t, dev, arrs...)
+	defer ReleaseCols(cols)
+	if err := RunPipelineErr(dev, p, cols); err != nil {
+		if errors.Is(err, gpu.ErrUnsupported) {
+			t.Skipf("SKIP: the device refuses row-wise string functions: %v", err)
+		}
+		t.Fatal(err)
+	}
+	return RunPipeline(t, dev, p, cols)
+}
+
+// q is a string cell as rows render it.
+func q(s string) string { return strconv.Quote(s) }
+
+func row(k gpu.StrFuncKind, t gpu.Type, args ...*gpu.Expr) *gpu.Expr {
+	return gpu.RowCall(&gpu.StrFunc{Kind: k}, t, args...)
+}
+
+func testRowConcat(t *testing.T, dev gpu.Device) {
+	a := MakeArray(String, "ab", "", nil, "é", "x")
+	b := MakeArray(String, "cd", "z", "q", nil, "x")
+	ta, tb := inputType(a), inputType(b)
+	x, y := gpu.Col(0, ta), gpu.Col(1, tb)
+	str := gpu.Type{Kind: gpu.Dict, Nullable: true}
+	cat := row(gpu.StrRowConcat, str, x, y)
+	p := &gpu.Pipeline{Inputs: []gpu.Type{ta, tb}, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{
+		cat,
+		row(gpu.StrRowConcatIgnoreNulls, str, x, y),
+		row(gpu.StrRowCharLength, gpu.Type{Kind: gpu.Int64, Nullable: true}, cat),
+		row(gpu.StrRowStartsWith, gpu.Type{Kind: gpu.Bool, Nullable: true}, x, y),
+		// A comparison of two OpStrRow results sharing one node: one dictionary.
+		gpu.Call(gpu.OpEq, gpu.Type{Kind: gpu.Bool, Nullable: true}, cat, cat),
+	}}
+	got := runRow(t, dev, p, arrs(a, b))
+	T, F, N := "true", "false", NullCell
+	expectRows(t, got, []string{
+		Row(q("abcd"), q("abcd"), "4", F, T),
+		Row(q("z"), q("z"), "1", F, T),
+		Row(N, q("q"), N, N, N),
+		Row(N, q("é"), N, N, N),
+		Row(q("xx"), q("xx"), "2", T, T),
+	}, true)
+}
+
+func testRowNumericArgs(t *testing.T, dev gpu.Device) {
+	s := MakeArray(String, "abcdef", "😔😄😔😄", "ab", nil, "abc")
+	n := MakeArray(I64, 3, 2, 5, 1, nil)
+	ts, tn := inputType(s), inputType(n)
+	x, k := gpu.Col(0, ts), gpu.Col(1, tn)
+	str := gpu.Type{Kind: gpu.Dict, Nullable: true}
+	star := gpu.Const(TDict, gpu.Value{I64: 0}) // Str.List[0]
+	lp := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowLpad, List: []string{"*-"}}, str, x, k, star)
+	p := &gpu.Pipeline{Inputs: []gpu.Type{ts, tn}, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{
+		row(gpu.StrRowLeft, str, x, k),
+		row(gpu.StrRowRight, str, x, k),
+		row(gpu.StrRowRepeat, str, x, k),
+		lp,
+		row(gpu.StrRowSubstring, str, x, k),
+	}}
+	got := runRow(t, dev, p, arrs(s, n))
+	N := NullCell
+	expectRows(t, got, []string{
+		Row(q("abc"), q("def"), q("abcdefabcdefabcdef"), q("abc"), q("cdef")),
+		Row(q("😔😄"), q("😔😄"), q("😔😄😔😄😔😄😔😄"), q("😔😄"), q("😄😔😄")),
+		Row(q("ab"), q("ab"), q("ababababab"), q("*-*ab"), q("")),
+		Row(N, N, N, N, N),
+		Row(N, N, N, N, N),
+	}, true)
+}
+
+// A row the filter drops is never evaluated: repeat's oversized result
+// there must not fail the pipeline; on a kept row it must.
+func testRowFiltered(t *testing.T, dev gpu.Device) {
+	s := MakeArray(String, "abc", "xyz")
+	n := MakeArray(I64, 2, 1<<40)
+	ts, tn := inputType(s), inputType(n)
+	x, k := gpu.Col(0, ts), gpu.Col(1, tn)
+	rep := row(gpu.StrRowRepeat, gpu.Type{Kind: gpu.Dict}, x, k)
+	small := gpu.Call(gpu.OpLt, TBool, k, gpu.Const(TI64, gpu.Value{I64: 100}))
+	p := &gpu.Pipeline{Inputs: []gpu.Type{ts, tn}, Filter: small, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{rep}}
+	expectRows(t, runRow(t, dev, p, arrs(s, n)), []string{Row(q("abcabc"))}, true)
+	all := &gpu.Pipeline{Inputs: []gpu.Type{ts, tn}, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{rep}}
+	cols, _ := table(t, dev, MakeArray(String, "abc", "xyz"), MakeArray(I64, 2, 1<<40))
+	defer ReleaseCols(cols)
+	expectError(t, RunPipelineErr(dev, all, cols), "repeat of 2^40 copies")
+}
+
+func testRowRegexp(t *testing.T, dev gpu.Device) {
+	s := MakeArray(String, "foobarboopzoo", "abc1abc", "a٣b", "abcdefc", nil)
+	p := MakeArray(String, "o{1,}", `\d`, `\d`, "(.*)c?", "x")
+	ts, tp := inputType(s), inputType(p)
+	x, re := gpu.Col(0, ts), gpu.Col(1, tp)
+	str := gpu.Type{Kind: gpu.Dict, Nullable: true}
+	rep := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowRegexpReplace, List: []string{`<\0>`}}, str, x, re, gpu.Const(TDict, gpu.Value{}))
+	pl := &gpu.Pipeline{Inputs: []gpu.Type{ts, tp}, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{
+		row(gpu.StrRowRegexpCount, gpu.Type{Kind: gpu.Int64, Nullable: true}, x, re),
+		row(gpu.StrRowRegexpMatch, str, x, re),
+		rep,
+	}}
+	got := runRow(t, dev, pl, arrs(s, p))
+	N := NullCell
+	expectRows(t, got, []string{
+		Row("3", q("oo"), q("f<oo>barb<oo>pz<oo>")),
+		Row("1", q("1"), q("abc<1>abc")),
+		Row("1", q("٣"), q("a<٣>b")), // ICU's \d is every decimal digit
+		Row("2", q("abcdefc"), q("<abcdefc><>")),
+		Row(N, N, N),
+	}, true)
+}
