@@ -60,10 +60,10 @@ func TestEvalRowRefusals(t *testing.T) {
 		{StrRowRegexpCount, []RowValue{s("100 dollars"), s(`\d+(?= dollars)`)}},
 		{StrRowRegexpCount, []RowValue{s("USD100"), s(`(?<=USD)\d{3}`)}},
 		{StrRowRegexpCount, []RowValue{s("ab"), s(`\bab`)}},
-		{StrRowRegexpCount, []RowValue{s("é"), s(`\w`)}},       // ICU's \w is Unicode
-		{StrRowRegexpCount, []RowValue{s("abc\n"), s(`c$`)}},   // ICU's $ matches before a final newline
-		{StrRowRegexpCount, []RowValue{s("aaa"), s(`a++`)}},    // possessive
-		{StrRowRegexpCount, []RowValue{s("abc"), s(`^(x)?`)}},  // anchored and matching empty
+		{StrRowRegexpCount, []RowValue{s("é"), s(`\w`)}},      // ICU's \w is Unicode
+		{StrRowRegexpCount, []RowValue{s("abc\n"), s(`c$`)}},  // ICU's $ matches before a final newline
+		{StrRowRegexpCount, []RowValue{s("aaa"), s(`a++`)}},   // possessive
+		{StrRowRegexpCount, []RowValue{s("abc"), s(`^(x)?`)}}, // anchored and matching empty
 		{StrRowRegexpReplace, []RowValue{s("abc"), s("b"), s("$1")}},
 		{StrRowUpperFull, []RowValue{s("straße")}},
 		{StrRowSubstringPositive, []RowValue{s("abc"), n(0), n(1)}},
