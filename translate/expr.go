@@ -34,6 +34,9 @@ func (c exprConv) convert(e expr.Expression) (*gpu.Expr, error) {
 		if x.FailureBehavior == types.BehaviorReturnNil {
 			return nil, unsupported("TRY_CAST (cast returning null on failure)")
 		}
+		if err := refuseTemporalCast(x); err != nil {
+			return nil, err
+		}
 		arg, err := c.convert(x.Input)
 		if err != nil {
 			return nil, err

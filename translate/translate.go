@@ -20,6 +20,9 @@ import (
 // the result produces exactly the plan's output columns, in order.
 func Translate(p *substrait.Plan) (physical.Node, error) {
 	t := &translator{}
+	if err := refuseTemporalOutput(p.Root); err != nil {
+		return nil, err
+	}
 	s, err := t.rel(p.Root)
 	if err != nil {
 		return nil, err
@@ -297,6 +300,9 @@ func (t *translator) values(r *plan.VirtualTableReadRel) (*stream, error) {
 	v := &physical.Values{}
 	for _, ft := range rt.Types() {
 		gt, err := gpuType(ft)
+		if tt, ok := valuesTemporal(ft); ok {
+			gt, err = tt, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("VirtualTable: %w", err)
 		}
@@ -308,6 +314,13 @@ func (t *translator) values(r *plan.VirtualTableReadRel) (*stream, error) {
 			v.Text = append(v.Text, make([]string, len(row)))
 		}
 		for j, e := range row {
+			if tv, ok, err := valuesTemporalCell(e, rt.Types()[j]); ok {
+				if err != nil {
+					return nil, fmt.Errorf("VirtualTable row %d column %d: %w", i, j, err)
+				}
+				vals = append(vals, tv)
+				continue
+			}
 			if j < len(v.Types) && v.Types[j].Kind == gpu.Dict {
 				// Strings have no gpu.Value: they travel in Text.
 				s, null, ok := stringLiteral(e)
