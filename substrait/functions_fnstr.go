@@ -30,4 +30,6 @@ func init() {
 		FnConcat, FnConcatWS, FnUpper, FnLower, FnCharLength, FnBitLength, FnOctetLength,
 		FnLeft, FnRight, FnLpad, FnRpad, FnLtrim, FnRtrim, FnTrim, FnRepeat, FnReplace,
 		FnReverse, FnRegexpCount, FnRegexpMatch, FnRegexpRepl)
+	// Date arithmetic with intervals (translate/datetime_fnstr.go).
+	catalogue["functions_datetime"] = append(catalogue["functions_datetime"], FnAdd, FnSubtract)
 }

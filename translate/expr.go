@@ -192,6 +192,9 @@ func (c exprConv) scalar(f *expr.ScalarFunction) (*gpu.Expr, error) {
 	if g, ok, err := c.stringScalar(fn, f); ok {
 		return g, err
 	}
+	if g, ok, err := c.datetimeScalar(fn, f); ok {
+		return g, err
+	}
 	if err := checkOptions(f); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,8 @@ func fnstrCases() []testCase {
 		{"strrow/numeric_args", testRowNumericArgs},
 		{"strrow/filtered_rows_never_fail", testRowFiltered},
 		{"strrow/regexp", testRowRegexp},
+		{"time/parts", testTimeParts},
+		{"time/add_months_days", testAddMonths},
 	}
 }
 
@@ -135,4 +137,66 @@ func testRowRegexp(t *testing.T, dev gpu.Device) {
 		Row("2", q("abcdefc"), q("<abcdefc><>")),
 		Row(N, N, N),
 	}, true)
+}
+
+// runTime runs p, or skips when the device refuses the datetime ops
+// (OpTimePart, OpAddMonths, OpAddDayInterval) cleanly.
+func runTime(t *testing.T, dev gpu.Device, p *gpu.Pipeline, arrs []arrow.Array) []string {
+	return runRow(t, dev, p, arrs)
+}
+
+func part(x *gpu.Expr, p gpu.TimePart, perSec int64) *gpu.Expr {
+	return gpu.Call(gpu.OpTimePart, gpu.Type{Kind: gpu.Int64, Nullable: x.Type.Nullable}, x,
+		gpu.Const(TI64, gpu.Value{I64: int64(p)}), gpu.Const(TI64, gpu.Value{I64: perSec}))
+}
+
+func testTimeParts(t *testing.T, dev gpu.Device) {
+	// Microseconds since the epoch: 2016-12-31 13:30:15.22, 1969-12-31
+	// 23:59:59.999999, 2016-01-01 00:00:00, null.
+	ts := MakeArray(I64, 1483191015220000, -1, 1451606400000000, nil)
+	x := gpu.Col(0, inputType(ts))
+	parts := []gpu.TimePart{gpu.PartYear, gpu.PartISOYear, gpu.PartQuarter, gpu.PartMonth, gpu.PartDay,
+		gpu.PartDayOfYear, gpu.PartMondayDOW, gpu.PartSundayDOW, gpu.PartISOWeek, gpu.PartHour,
+		gpu.PartMinute, gpu.PartSecond, gpu.PartSubsecond, gpu.PartUnixTime}
+	var proj []*gpu.Expr
+	for _, p := range parts {
+		proj = append(proj, part(x, p, 1_000_000))
+	}
+	p := &gpu.Pipeline{Inputs: []gpu.Type{inputType(ts)}, Project: proj, Sink: gpu.SinkMaterialize}
+	N := NullCell
+	expectRows(t, runTime(t, dev, p, arrs(ts)), []string{
+		// 2016-12-31 is a Saturday in ISO week 52 of 2016.
+		Row("2016", "2016", "4", "12", "31", "366", "6", "7", "52", "13", "30", "15", "220000", "1483191015"),
+		// 1969-12-31 is a Wednesday in ISO week 1 of 1970.
+		Row("1969", "1970", "4", "12", "31", "365", "3", "4", "1", "23", "59", "59", "999999", "-1"),
+		// 2016-01-01 is a Friday in ISO week 53 of 2015.
+		Row("2016", "2015", "1", "1", "1", "1", "5", "6", "53", "0", "0", "0", "0", "1451606400"),
+		Row(N, N, N, N, N, N, N, N, N, N, N, N, N, N),
+	}, true)
+}
+
+func testAddMonths(t *testing.T, dev gpu.Device) {
+	d := MakeArray(Date, "2020-01-31", "2019-03-31", "2020-12-31", nil)
+	m := MakeArray(I64, 1, -1, 5, 1)
+	td, tm := inputType(d), inputType(m)
+	dt := gpu.Type{Kind: gpu.Date32, Nullable: true}
+	days := gpu.Call(gpu.OpMul, TI64, gpu.Col(1, tm), gpu.Const(TI64, gpu.Value{I64: 86400}))
+	p := &gpu.Pipeline{Inputs: []gpu.Type{td, tm}, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{
+		gpu.Call(gpu.OpAddMonths, dt, gpu.Col(0, td), gpu.Col(1, tm)),
+		gpu.Call(gpu.OpAddDayInterval, dt, gpu.Col(0, td), days, gpu.Const(TI64, gpu.Value{I64: 1})),
+	}}
+	N := NullCell
+	expectRows(t, runTime(t, dev, p, arrs(d, m)), []string{
+		Row("2020-02-29", "2020-02-01"),
+		Row("2019-02-28", "2019-03-30"),
+		Row("2021-05-31", "2021-01-05"),
+		Row(N, N),
+	}, true)
+	// Half a day cannot move a date.
+	half := &gpu.Pipeline{Inputs: []gpu.Type{td, tm}, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{
+		gpu.Call(gpu.OpAddDayInterval, dt, gpu.Col(0, td), gpu.Col(1, tm), gpu.Const(TI64, gpu.Value{I64: 1})),
+	}}
+	cols, _ := table(t, dev, MakeArray(Date, "2020-01-31"), MakeArray(I64, 43200))
+	defer ReleaseCols(cols)
+	expectError(t, RunPipelineErr(dev, half, cols), "adding half a day to a date")
 }

@@ -236,6 +236,8 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 		return nil, checkDatePart(e)
 	case gpu.OpStrRow:
 		return c.checkStrRow(e, argDicts)
+	case gpu.OpTimePart, gpu.OpAddMonths, gpu.OpAddDayInterval:
+		return nil, checkTemporal(e)
 	}
 	return nil, fmt.Errorf("expression %s: unknown operator %s: %w", e, e.Op, gpu.ErrUnsupported)
 }
