@@ -162,20 +162,20 @@ const (
 type TimePart int64
 
 const (
-	PartYear         TimePart = iota + 1
-	PartISOYear               // ISO 8601 week-numbering year
-	PartQuarter               // 1-4
-	PartMonth                 // 1-12
-	PartDay                   // 1-31
-	PartDayOfYear             // 1-366
-	PartMondayDOW             // Monday 1 .. Sunday 7
-	PartSundayDOW             // Sunday 1 .. Saturday 7
-	PartISOWeek               // 1-53
-	PartHour                  // 0-23
-	PartMinute                // 0-59
-	PartSecond                // 0-59
-	PartSubsecond             // microseconds since the last full second
-	PartUnixTime              // whole seconds since the epoch (floor)
+	PartYear      TimePart = iota + 1
+	PartISOYear            // ISO 8601 week-numbering year
+	PartQuarter            // 1-4
+	PartMonth              // 1-12
+	PartDay                // 1-31
+	PartDayOfYear          // 1-366
+	PartMondayDOW          // Monday 1 .. Sunday 7
+	PartSundayDOW          // Sunday 1 .. Saturday 7
+	PartISOWeek            // 1-53
+	PartHour               // 0-23
+	PartMinute             // 0-59
+	PartSecond             // 0-59
+	PartSubsecond          // microseconds since the last full second
+	PartUnixTime           // whole seconds since the epoch (floor)
 	partEnd
 )
 
