@@ -360,6 +360,11 @@ func (f *StrFunc) evalRegexp(a []RowValue) (RowValue, error) {
 				return RowValue{S: s}, nil
 			}
 			ms = ms[occ-1 : occ]
+		} else if len(ms) > 1 {
+			// functions_string.yaml: occurrence 0 replaces every match;
+			// the spec's test cases replace only the first (with 0 and
+			// with no occurrence argument). Where that matters, refuse.
+			return RowValue{}, fmt.Errorf("%s: occurrence 0 with several matches (the spec's YAML and its test cases disagree): %w", f.RowName(), ErrUnsupported)
 		}
 		var b strings.Builder
 		b.WriteString(head)

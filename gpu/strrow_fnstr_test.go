@@ -65,6 +65,7 @@ func TestEvalRowRefusals(t *testing.T) {
 		{StrRowRegexpCount, []RowValue{s("aaa"), s(`a++`)}},   // possessive
 		{StrRowRegexpCount, []RowValue{s("abc"), s(`^(x)?`)}}, // anchored and matching empty
 		{StrRowRegexpReplace, []RowValue{s("abc"), s("b"), s("$1")}},
+		{StrRowRegexpReplace, []RowValue{s("abab"), s("b"), s("X")}}, // occurrence 0, two matches
 		{StrRowUpperFull, []RowValue{s("straße")}},
 		{StrRowSubstringPositive, []RowValue{s("abc"), n(0), n(1)}},
 	}
