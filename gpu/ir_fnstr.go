@@ -37,6 +37,11 @@ import "fmt"
 //   - Null handling is per function (RowNullIn): most functions give null
 //     when any argument is null; concat with IGNORE_NULLS and concat_ws skip
 //     null strings.
+//   - A row function whose only non-constant argument is its first string
+//     is a function of that string: the translator then emits it as an
+//     OpStrMap/OpStrPred whose Str has the StrRow kind (constants in
+//     Str.List, see strtable_fnstr.go), which every device, CUDA included,
+//     runs through the dictionary tables. OpStrRow is for the rest.
 //   - The CUDA code generator refuses OpStrRow (ErrUnsupported, naming the
 //     op), so a GPU query with it falls back. The GPU design, for later: the
 //     host builds the result dictionary as above from the downloaded

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rigel-db/rigel/gpu"
@@ -199,7 +200,37 @@ func (c exprConv) stringScalar(fn substrait.Func, f *expr.ScalarFunction) (g *gp
 	if nullable && sf.RowNullIn() {
 		out.Nullable = true
 	}
+	if g := tableForm(sf, out, args); g != nil {
+		return g, true, nil
+	}
 	return gpu.RowCall(sf, out, args...), true, nil
+}
+
+// tableForm is the dictionary-table form of a row function whose only
+// non-constant argument is its first string (gpu/strtable_fnstr.go): it
+// runs on every device. Nil when the call has no such form.
+func tableForm(sf *gpu.StrFunc, out gpu.Type, args []*gpu.Expr) *gpu.Expr {
+	if len(args) == 0 || args[0].Type.Kind != gpu.Dict || args[0].Op == gpu.OpConst || !sf.RowNullIn() {
+		return nil
+	}
+	if !sf.RowResultString() && !sf.RowBool() {
+		return nil // an integer result has no table op
+	}
+	t := &gpu.StrFunc{Kind: sf.Kind}
+	for _, a := range args[1:] {
+		if a.Op != gpu.OpConst || a.Const.Null {
+			return nil
+		}
+		if a.Type.Kind == gpu.Dict {
+			t.List = append(t.List, sf.List[a.Const.I64])
+		} else {
+			t.List = append(t.List, strconv.FormatInt(a.Const.I64, 10))
+		}
+	}
+	if t.Check() != nil {
+		return nil
+	}
+	return gpu.StrCall(t, out.WithNullable(out.Nullable || args[0].Type.Nullable), args[0])
 }
 
 func matchRowKind(fn substrait.Func, cs string) (gpu.StrFuncKind, bool) {

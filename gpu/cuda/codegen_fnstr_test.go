@@ -41,3 +41,19 @@ func TestCodegenRefusesStrRow(t *testing.T) {
 		}
 	}
 }
+
+// Row functions in their dictionary-table form (gpu/strtable_fnstr.go) are
+// ordinary OpStrMap/OpStrPred nodes: the kernels compile.
+func TestNVRTCCompilesRowTables(t *testing.T) {
+	skipNoNVRTC(t)
+	nd, nb := nul(tDict), nul(tBool)
+	up := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowUpper}, nd, gpu.Col(0, nd))
+	lp := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowLpad, List: []string{"5", "*"}}, nd, up)
+	ci := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowContainsFold, List: []string{"B"}}, nb, gpu.Col(0, nd))
+	p := &gpu.Pipeline{Inputs: []gpu.Type{nd}, Filter: ci, Project: []*gpu.Expr{lp, up}, Sink: gpu.SinkMaterialize}
+	src, err := pipelineSource(p, []int{100})
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	compileClean(t, "row_tables", src)
+}

@@ -21,6 +21,7 @@ func fnstrCases() []testCase {
 		{"strrow/numeric_args", testRowNumericArgs},
 		{"strrow/filtered_rows_never_fail", testRowFiltered},
 		{"strrow/regexp", testRowRegexp},
+		{"strtable/row_kinds", testRowTables},
 		{"time/parts", testTimeParts},
 		{"time/add_months_days", testAddMonths},
 	}
@@ -202,4 +203,35 @@ func testAddMonths(t *testing.T, dev gpu.Device) {
 	cols, _ := table(t, dev, MakeArray(Date, "2020-01-31"), MakeArray(I64, 43200))
 	defer ReleaseCols(cols)
 	expectError(t, RunPipelineErr(dev, half, cols), "adding half a day to a date")
+}
+
+// Row functions whose only column is their first string run through the
+// dictionary tables (gpu/strtable_fnstr.go): every device runs them.
+func testRowTables(t *testing.T, dev gpu.Device) {
+	arr := MakeArray(String, "abc", "bb", "abc", nil, "été")
+	x := gpu.Col(0, inputType(arr))
+	str := gpu.Type{Kind: gpu.Dict, Nullable: true}
+	b := gpu.Type{Kind: gpu.Bool, Nullable: true}
+	lp := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowLpad, List: []string{"5", "*"}}, str, x)
+	up := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowUpper}, str, x)
+	ci := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowContainsFold, List: []string{"B"}}, b, x)
+	// A table over a table: lpad of upper, compared with a constant.
+	eq := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrCompare, Op: gpu.OpEq, Pattern: "**ABC"}, b,
+		gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowLpad, List: []string{"5", "*"}}, str, up))
+	got := project(t, dev, arrs(arr), lp, up, ci, eq)
+	T, F, N := "true", "false", NullCell
+	expectRows(t, got, []string{
+		Row(q("**abc"), q("ABC"), T, T),
+		Row(q("***bb"), q("BB"), T, F),
+		Row(q("**abc"), q("ABC"), T, T),
+		Row(N, N, N, N),
+		Row(q("**été"), q("ÉTÉ"), F, F),
+	}, true)
+	// An entry the function refuses (ICU's \w on non-ASCII text) refuses
+	// the whole table: the row path decides per row.
+	re := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowRegexpReplace, List: []string{`\w`, "x", "1", "1"}}, str, x)
+	err := projectErr(t, dev, arrs(MakeArray(String, "abc", "été")), re)
+	if !errors.Is(err, gpu.ErrUnsupported) {
+		t.Fatalf("regexp table over a non-ASCII entry: %v, want ErrUnsupported", err)
+	}
 }
