@@ -1,17 +1,25 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
+
+	"github.com/dlclark/regexp2"
 )
 
 // Regular expressions of the regexp_* functions. Substrait says patterns
 // follow ICU; Go's regexp is RE2. toRE2 rewrites what has an exact RE2
 // equivalent and refuses (ErrUnsupported) the rest, never running a
-// pattern with a different meaning:
+// pattern with a different meaning. Lookaround and atomic groups, which
+// RE2 lacks, run on github.com/dlclark/regexp2 (a backtracking engine with
+// .NET syntax, whose lookaround and atomic groups mean what ICU's do),
+// with the same rewrites in .NET spelling; RE2 stays the engine for every
+// other pattern (linear time). Rewrites and refusals:
 //   - \d \s and their negations are Unicode classes in ICU (ASCII in RE2):
 //     rewritten to \p{Nd} and [\t-\r\x{85}\p{Z}] (exactly ICU's White_Space).
 //   - \w is ICU's [\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200c}\x{200d}]; RE2 has
@@ -22,14 +30,18 @@ import (
 //     \u2029); rewritten to a class that excludes them.
 //   - '$' matches at the end and before a final line terminator in ICU; a
 //     row whose input ends with one is refused, others run with \z.
-//   - Lookaround, atomic groups, possessive quantifiers, back references,
-//     inline flags, \Z \G \X \R \h \v \N \e \0, nested classes: refused.
+//   - Possessive quantifiers, back references, inline flags, \Z \G \X
+//     \R \h \v \N \e \0, nested classes: refused (and, on regexp2, \Q,
+//     \x{...}, \U, named groups (?P< and \p{...} other than general
+//     categories, whose .NET spelling or meaning differs).
 //   - Empty matches right after a match: ICU reports them, Go's FindAll
 //     skips them; findAll adds them back (exact when the pattern has no
 //     start anchor; refused otherwise).
 
 type icuRegexp struct {
 	re      *regexp.Regexp
+	bt      *regexp2.Regexp // the backtracking engine, for lookaround
+	net     bool            // rewritten for regexp2 (bt), not RE2 (re)
 	at      *regexp.Regexp // \A(?:re): a match starting exactly at a position
 	dollar  bool           // the pattern uses $
 	anchor  bool           // the pattern uses ^ or \A
@@ -48,7 +60,7 @@ func compileICU(pattern string) (*icuRegexp, error) {
 		}
 		return v.(*icuRegexp), nil
 	}
-	r, err := toRE2(pattern)
+	r, err := toDialect(pattern, false)
 	if err == nil {
 		r.re, err = regexp.Compile(r.src())
 		if err != nil {
@@ -56,6 +68,15 @@ func compileICU(pattern string) (*icuRegexp, error) {
 		} else {
 			r.at = regexp.MustCompile(`\A(?:` + r.re.String() + `)`)
 			r.matches = r.re.MatchString("")
+		}
+	} else if errors.Is(err, errNeedsBacktracking) {
+		if r, err = toDialect(pattern, true); err == nil {
+			r.bt, err = regexp2.Compile(r.src(), regexp2.None)
+			if err != nil {
+				err = fmt.Errorf("regular expression regexp2 cannot compile: %v (pattern %q): %w", err, pattern, ErrUnsupported)
+			} else {
+				r.bt.MatchTimeout = time.Second
+			}
 		}
 	}
 	if err != nil {
@@ -68,14 +89,26 @@ func compileICU(pattern string) (*icuRegexp, error) {
 
 func (r *icuRegexp) src() string { return r.rewritten }
 
-func toRE2(p string) (*icuRegexp, error) {
-	r := &icuRegexp{}
+// errNeedsBacktracking marks a pattern RE2 cannot run but regexp2 can.
+var errNeedsBacktracking = errors.New("needs a backtracking engine")
+
+// toDialect rewrites ICU pattern p for RE2 (net false) or regexp2 (net).
+func toDialect(p string, net bool) (*icuRegexp, error) {
+	r := &icuRegexp{net: net}
+	engine := "RE2"
+	if net {
+		engine = "regexp2"
+	}
 	refuse := func(what string) (*icuRegexp, error) {
 		// The pattern comes last so that alike refusals read alike.
-		return nil, fmt.Errorf("ICU regular expression with %s: no RE2 equivalent (pattern %q): %w", what, p, ErrUnsupported)
+		return nil, fmt.Errorf("ICU regular expression with %s: no %s equivalent (pattern %q): %w", what, engine, p, ErrUnsupported)
 	}
-	const space = `\t-\r\x{85}\p{Z}`
-	const notLineEnd = `[^\n\x0B\f\r\x{85}\x{2028}\x{2029}]`
+	space := `\t-\r\x{85}\p{Z}`
+	notLineEnd := `[^\n\x0B\f\r\x{85}\x{2028}\x{2029}]`
+	if net {
+		space = `\t-\r\u0085\p{Z}`
+		notLineEnd = `[^\n\x0B\f\r\u0085\u2028\u2029]`
+	}
 	var b strings.Builder
 	inClass := false
 	for i := 0; i < len(p); i++ {
@@ -111,6 +144,16 @@ func toRE2(p string) (*icuRegexp, error) {
 				if e == 'A' {
 					r.anchor = true
 				}
+				if net {
+					switch {
+					case e == 'Q' || e == 'E':
+						return refuse(`\Q...\E`)
+					case e == 'x' && i+1 < len(p) && p[i+1] == '{':
+						return refuse(`\x{...}`)
+					case (e == 'p' || e == 'P') && !generalCategory(p[i+1:]):
+						return refuse(`a \p{...} property other than a general category`)
+					}
+				}
 				b.WriteByte('\\')
 				b.WriteByte(e)
 				if e == 'Q' { // copy the quoted text as it is
@@ -131,7 +174,14 @@ func toRE2(p string) (*icuRegexp, error) {
 				if i+n >= len(p) {
 					return refuse(`a short \u escape`)
 				}
-				b.WriteString(`\x{` + p[i+1:i+1+n] + `}`)
+				switch {
+				case !net:
+					b.WriteString(`\x{` + p[i+1:i+1+n] + `}`)
+				case n == 4:
+					b.WriteString(`\u` + p[i+1:i+1+n])
+				default:
+					return refuse(`\U`)
+				}
 				i += n
 			default:
 				if (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9') {
@@ -174,9 +224,17 @@ func toRE2(p string) (*icuRegexp, error) {
 			case strings.HasPrefix(rest, ":"):
 				b.WriteString("(?:")
 				i += 2
-			case strings.HasPrefix(rest, "<") && !strings.HasPrefix(rest, "<=") && !strings.HasPrefix(rest, "<!"),
-				strings.HasPrefix(rest, "P<"):
-				b.WriteByte('(') // named group: same syntax
+			case (strings.HasPrefix(rest, "<") && !strings.HasPrefix(rest, "<=") && !strings.HasPrefix(rest, "<!") ||
+				strings.HasPrefix(rest, "P<")) && !net:
+				// A named group: the same syntax in RE2. (.NET numbers
+				// named groups after the others, ICU in order: refused.)
+				b.WriteByte('(')
+			case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"), strings.HasPrefix(rest, "<="),
+				strings.HasPrefix(rest, "<!"), strings.HasPrefix(rest, ">"):
+				if !net {
+					return nil, fmt.Errorf("%s: %w", groupKind(rest), errNeedsBacktracking)
+				}
+				b.WriteByte('(') // lookaround, atomic group: same syntax and meaning
 			default:
 				return refuse(groupKind(rest))
 			}
@@ -200,6 +258,29 @@ func groupKind(rest string) string {
 		}
 	}
 	return "inline flags (?" + firstRune(rest)
+}
+
+// generalCategory reports whether s starts with {X} or X naming a Unicode
+// general category (the \p{...} names .NET and ICU agree on).
+func generalCategory(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	name := s[1:2]
+	if s[1] == '{' {
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return false
+		}
+		name = s[2:end]
+	}
+	switch name {
+	case "L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No",
+		"P", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "S", "Sm", "Sc", "Sk", "So",
+		"Z", "Zs", "Zl", "Zp", "C", "Cc", "Cf", "Cs", "Co", "Cn":
+		return true
+	}
+	return false
 }
 
 func firstRune(s string) string {
@@ -237,6 +318,9 @@ func (r *icuRegexp) checkInput(pattern, s string) error {
 // findAll returns ICU's successive matches (submatch indexes) of s: Go's,
 // plus the empty matches that abut a preceding non-empty match.
 func (r *icuRegexp) findAll(pattern, s string, limit int) ([][]int, error) {
+	if r.bt != nil {
+		return r.findAllBacktracking(s, limit)
+	}
 	ms := r.re.FindAllStringSubmatchIndex(s, -1)
 	if !r.matches {
 		return ms, nil // no empty match is possible: Go's list is ICU's
@@ -325,7 +409,7 @@ func (f *StrFunc) evalRegexp(a []RowValue) (RowValue, error) {
 		return RowValue{I: int64(len(ms))}, nil
 	case StrRowRegexpMatch:
 		occ, group := argAt(3, 1), argAt(4, 0)
-		if occ < 1 || group < 0 || group > int64(r.re.NumSubexp()) {
+		if occ < 1 || group < 0 || group > int64(r.numSubexp()) {
 			return RowValue{}, fmt.Errorf("%s: occurrence %d, group %d out of range", f.RowName(), occ, group)
 		}
 		ms, err := r.findAll(pattern, tail, int(occ))
@@ -409,4 +493,43 @@ func expandReplacement(b *strings.Builder, repl, s string, m []int) error {
 		}
 	}
 	return nil
+}
+
+// findAllBacktracking is findAll on regexp2, whose successive matches are
+// ICU's (an empty match right after a match included); its offsets count
+// code points, turned into byte offsets here.
+func (r *icuRegexp) findAllBacktracking(s string, limit int) ([][]int, error) {
+	runeByte := make([]int, 0, len(s)+1) // byte offset of each code point, and the end
+	for i := range s {
+		runeByte = append(runeByte, i)
+	}
+	runeByte = append(runeByte, len(s))
+	var out [][]int
+	m, err := r.bt.FindStringMatch(s)
+	for ; err == nil && m != nil; m, err = r.bt.FindNextMatch(m) {
+		gs := m.Groups()
+		idx := make([]int, 2*len(gs))
+		for g, grp := range gs {
+			idx[2*g], idx[2*g+1] = -1, -1
+			if len(grp.Captures) > 0 {
+				idx[2*g], idx[2*g+1] = runeByte[grp.Index], runeByte[grp.Index+grp.Length]
+			}
+		}
+		out = append(out, idx)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("regular expression: %v", err)
+	}
+	return out, nil
+}
+
+// numSubexp is the number of capture groups.
+func (r *icuRegexp) numSubexp() int {
+	if r.bt != nil {
+		return len(r.bt.GetGroupNumbers()) - 1
+	}
+	return r.re.NumSubexp()
 }

@@ -41,6 +41,13 @@ func TestEvalRow(t *testing.T) {
 		{StrRowRegexpReplace, []RowValue{s("abc"), s("(.*)c"), s(`\1e`)}, s("abe")},
 		{StrRowRegexpReplace, []RowValue{s("abab"), s("b"), s("X"), n(1), n(2)}, s("abaX")},
 		{StrRowRegexpReplace, []RowValue{s("abab"), s("^a"), s("X"), n(3), n(0)}, s("abXb")}, // a search region starts at position
+		// Lookaround runs on regexp2; its offsets count code points.
+		{StrRowRegexpMatch, []RowValue{s("é100 dollars"), s(`\d+(?= dollars)`)}, s("100")},
+		{StrRowRegexpReplace, []RowValue{s("éUSD100"), s(`(?<=USD)\d{3}`), s("9"), n(1), n(1)}, s("éUSD9")},
+		{StrRowRegexpCount, []RowValue{s("JPY100JPY100"), s(`\d{3}(?<!USD\d{3})`)}, n(2)},
+		{StrRowRegexpCount, []RowValue{s("abcdefc"), s(`(.*)c?(?=)`)}, n(2)},
+		{StrRowRegexpCount, []RowValue{s("a\rb"), s(`a.b(?=)`)}, n(0)},
+		{StrRowRegexpCount, []RowValue{s("a\u2003b"), s(`\s(?=b)`)}, n(1)},
 	}
 	for _, c := range cases {
 		f := &StrFunc{Kind: c.kind}
@@ -57,8 +64,9 @@ func TestEvalRowRefusals(t *testing.T) {
 		kind StrFuncKind
 		args []RowValue
 	}{
-		{StrRowRegexpCount, []RowValue{s("100 dollars"), s(`\d+(?= dollars)`)}},
-		{StrRowRegexpCount, []RowValue{s("USD100"), s(`(?<=USD)\d{3}`)}},
+		{StrRowRegexpCount, []RowValue{s("100 dollars"), s(`(?<n>\d)+(?= dollars)`)}}, // named group on regexp2
+		{StrRowRegexpCount, []RowValue{s("100 dollars"), s(`\Q1\E(?= dollars)`)}},
+		{StrRowRegexpCount, []RowValue{s("100 dollars"), s(`\p{Greek}(?= dollars)`)}},
 		{StrRowRegexpCount, []RowValue{s("ab"), s(`\bab`)}},
 		{StrRowRegexpCount, []RowValue{s("é"), s(`\w`)}},      // ICU's \w is Unicode
 		{StrRowRegexpCount, []RowValue{s("abc\n"), s(`c$`)}},  // ICU's $ matches before a final newline
