@@ -42,11 +42,11 @@ type icuRegexp struct {
 	re      *regexp.Regexp
 	bt      *regexp2.Regexp // the backtracking engine, for lookaround
 	net     bool            // rewritten for regexp2 (bt), not RE2 (re)
-	at      *regexp.Regexp // \A(?:re): a match starting exactly at a position
-	dollar  bool           // the pattern uses $
-	anchor  bool           // the pattern uses ^ or \A
-	word    bool           // the pattern uses \w or \W (ASCII inputs only)
-	matches bool           // the pattern can match the empty string
+	at      *regexp.Regexp  // \A(?:re): a match starting exactly at a position
+	dollar  bool            // the pattern uses $
+	anchor  bool            // the pattern uses ^ or \A
+	word    bool            // the pattern uses \w or \W (ASCII inputs only)
+	matches bool            // the pattern can match the empty string
 	// rewritten is the RE2 pattern toRE2 made.
 	rewritten string
 }
