@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -51,7 +52,28 @@ type icuRegexp struct {
 	rewritten string
 }
 
-var regexpCache sync.Map // pattern -> *icuRegexp or error
+// regexpCache holds compiled patterns (pattern -> *icuRegexp or error).
+// Patterns come from columns too, so it is emptied when it grows past
+// maxCachedRegexps rather than growing with the data.
+var (
+	regexpCache   sync.Map
+	regexpCached  atomic.Int64
+	regexpClearMu sync.Mutex
+)
+
+const maxCachedRegexps = 4096
+
+func cacheRegexp(pattern string, v any) {
+	if regexpCached.Add(1) > maxCachedRegexps {
+		regexpClearMu.Lock()
+		if regexpCached.Load() > maxCachedRegexps {
+			regexpCache.Range(func(k, _ any) bool { regexpCache.Delete(k); return true })
+			regexpCached.Store(1)
+		}
+		regexpClearMu.Unlock()
+	}
+	regexpCache.Store(pattern, v)
+}
 
 func compileICU(pattern string) (*icuRegexp, error) {
 	if v, ok := regexpCache.Load(pattern); ok {
@@ -80,10 +102,10 @@ func compileICU(pattern string) (*icuRegexp, error) {
 		}
 	}
 	if err != nil {
-		regexpCache.Store(pattern, err)
+		cacheRegexp(pattern, err)
 		return nil, err
 	}
-	regexpCache.Store(pattern, r)
+	cacheRegexp(pattern, r)
 	return r, nil
 }
 

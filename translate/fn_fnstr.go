@@ -57,8 +57,11 @@ func (c exprConv) stringScalar(fn substrait.Func, f *expr.ScalarFunction) (g *gp
 	opts := options(f)
 	switch fn {
 	case substrait.FnLike, substrait.FnContains, substrait.FnStartsWith, substrait.FnEndsWith:
+		if f.NArgs() != 2 {
+			return nil, false, nil // like's escape form: strings.go refuses it
+		}
 		cs := opts["case_sensitivity"]
-		if f.NArgs() == 2 && (cs == "" || cs == "CASE_SENSITIVE") {
+		if cs == "" || cs == "CASE_SENSITIVE" {
 			if pe, err := valueArg(f, 1); err == nil {
 				if _, _, lit := stringLiteral(pe); lit {
 					return nil, false, nil // a constant pattern: a dictionary table

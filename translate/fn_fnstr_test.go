@@ -105,3 +105,32 @@ func TestStringFunctionForms(t *testing.T) {
 		}
 	}
 }
+
+// A timestamp rides as an Int64 inside a plan; a plan returning one is
+// refused rather than answered with integers.
+func TestTimestampOutputRefused(t *testing.T) {
+	b := plan.NewBuilderDefault()
+	ts, err := expr.NewLiteral(types.Timestamp(1483191015000000), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vt, err := b.VirtualTable([]string{"t"}, expr.StructLiteralValue{ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.Plan(vt, []string{"t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := p.ToProto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := substrait.Load(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Translate(loaded); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("Translate of a plan returning a timestamp: %v, want ErrUnsupported", err)
+	}
+}
