@@ -97,6 +97,19 @@ const (
 	StrRowRegexpCount                                // regexp_count_substring(s, re[, position])
 	StrRowRegexpMatch                                // regexp_match_substring(s, re[, position, occurrence, group])
 	StrRowRegexpReplace                              // regexp_replace(s, re, repl[, position, occurrence])
+	StrRowStrpos                                     // strpos(s, sub): code point position of the first occurrence, 0 if none
+	StrRowStrposFold                                 // strpos, case-insensitive
+	StrRowStrposASCII                                // strpos, ASCII letters case-insensitive
+	StrRowCountSubstring                             // count_substring(s, sub): non-overlapping occurrences
+	StrRowCountSubstringFold                         // count_substring, case-insensitive
+	StrRowCountSubstringASCII                        // count_substring, ASCII letters case-insensitive
+	StrRowSwapcase                                   // swapcase(s), Unicode
+	StrRowSwapcaseASCII                              // swapcase(s), ASCII letters only
+	StrRowCapitalize                                 // capitalize(s): the first code point upper-cased, Unicode
+	StrRowCapitalizeASCII                            // capitalize(s), ASCII letters only
+	StrRowReplaceSlice                               // replace_slice(s, start, length, repl)
+	StrRowCenter                                     // center(s, n, char): extra padding on the right
+	StrRowCenterLeft                                 // center(s, n, char): extra padding on the left
 	strRowEnd
 )
 
@@ -114,6 +127,11 @@ var strRowNames = map[StrFuncKind]string{
 	StrRowReplace: "replace", StrRowReverse: "reverse",
 	StrRowRegexpCount: "regexp_count_substring", StrRowRegexpMatch: "regexp_match_substring",
 	StrRowRegexpReplace: "regexp_replace",
+	StrRowStrpos: "strpos", StrRowStrposFold: "strpos_ci", StrRowStrposASCII: "strpos_ci_ascii",
+	StrRowCountSubstring: "count_substring", StrRowCountSubstringFold: "count_substring_ci",
+	StrRowCountSubstringASCII: "count_substring_ci_ascii", StrRowSwapcase: "swapcase",
+	StrRowSwapcaseASCII: "swapcase_ascii", StrRowCapitalize: "capitalize", StrRowCapitalizeASCII: "capitalize_ascii",
+	StrRowReplaceSlice: "replace_slice", StrRowCenter: "center", StrRowCenterLeft: "center_pad_left",
 }
 
 func init() { opNames[OpStrRow] = "str_row" }

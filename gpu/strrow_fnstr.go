@@ -36,7 +36,9 @@ func (f *StrFunc) RowResultString() bool {
 	case StrRowLike, StrRowContains, StrRowStartsWith, StrRowEndsWith,
 		StrRowContainsFold, StrRowStartsWithFold, StrRowEndsWithFold,
 		StrRowContainsASCII, StrRowStartsWithASCII, StrRowEndsWithASCII,
-		StrRowCharLength, StrRowBitLength, StrRowOctetLength, StrRowRegexpCount:
+		StrRowCharLength, StrRowBitLength, StrRowOctetLength, StrRowRegexpCount,
+		StrRowStrpos, StrRowStrposFold, StrRowStrposASCII,
+		StrRowCountSubstring, StrRowCountSubstringFold, StrRowCountSubstringASCII:
 		return false
 	}
 	return true
@@ -92,6 +94,15 @@ func (f *StrFunc) RowArgs(n int) (isString func(i int) bool, err error) {
 		return func(i int) bool { return i < 2 }, arity(2, 5)
 	case StrRowRegexpReplace:
 		return func(i int) bool { return i < 3 }, arity(3, 5)
+	case StrRowStrpos, StrRowStrposFold, StrRowStrposASCII,
+		StrRowCountSubstring, StrRowCountSubstringFold, StrRowCountSubstringASCII:
+		return str, arity(2, 2)
+	case StrRowSwapcase, StrRowSwapcaseASCII, StrRowCapitalize, StrRowCapitalizeASCII:
+		return str, arity(1, 1)
+	case StrRowReplaceSlice:
+		return func(i int) bool { return i == 0 || i == 3 }, arity(4, 4)
+	case StrRowCenter, StrRowCenterLeft:
+		return func(i int) bool { return i != 1 }, arity(3, 3)
 	}
 	return nil, fmt.Errorf("unknown row-wise string function kind %d", f.Kind)
 }
@@ -235,6 +246,47 @@ func (f *StrFunc) EvalRow(a []RowValue) (RowValue, error) {
 		return str(string(r))
 	case StrRowRegexpCount, StrRowRegexpMatch, StrRowRegexpReplace:
 		return f.evalRegexp(a)
+	case StrRowStrpos, StrRowStrposFold, StrRowStrposASCII:
+		hay, needle := foldFor(f.Kind, a[0].S), foldFor(f.Kind, a[1].S)
+		return num(int64(runeIndex(hay, needle) + 1))
+	case StrRowCountSubstring, StrRowCountSubstringFold, StrRowCountSubstringASCII:
+		hay, needle := foldFor(f.Kind, a[0].S), foldFor(f.Kind, a[1].S)
+		if len(needle) == 0 {
+			// The number of occurrences of the empty string is not defined
+			// by the spec (0? one per position?): refuse rather than guess.
+			return RowValue{}, fmt.Errorf("count_substring of the empty string: %w", ErrUnsupported)
+		}
+		count := int64(0)
+		for i := runeIndex(hay, needle); i >= 0; {
+			count++
+			hay = hay[i+len(needle):]
+			i = runeIndex(hay, needle)
+		}
+		return num(count)
+	case StrRowSwapcase, StrRowSwapcaseASCII:
+		ascii := f.Kind == StrRowSwapcaseASCII
+		return str(strings.Map(func(r rune) rune {
+			switch {
+			case ascii && r >= 'a' && r <= 'z', !ascii && unicode.IsLower(r):
+				return unicode.ToUpper(r)
+			case ascii && r >= 'A' && r <= 'Z', !ascii && unicode.IsUpper(r):
+				return unicode.ToLower(r)
+			}
+			return r
+		}, a[0].S))
+	case StrRowCapitalize, StrRowCapitalizeASCII:
+		r, w := utf8.DecodeRuneInString(a[0].S)
+		if w == 0 {
+			return str("")
+		}
+		if f.Kind == StrRowCapitalizeASCII {
+			return str(asciiCase(a[0].S[:w], true) + a[0].S[w:])
+		}
+		return str(string(unicode.ToUpper(r)) + a[0].S[w:])
+	case StrRowReplaceSlice:
+		return replaceSlice(a[0].S, a[1].I, a[2].I, a[3].S)
+	case StrRowCenter, StrRowCenterLeft:
+		return center(f, a[0].S, a[1].I, a[2].S)
 	}
 	return RowValue{}, fmt.Errorf("unknown row-wise string function kind %d", f.Kind)
 }
@@ -386,4 +438,71 @@ func specialCasing(s string, upper bool) (rune, bool) {
 		}
 	}
 	return 0, false
+}
+
+// foldFor folds s as kind's case sensitivity says (strpos, count_substring).
+func foldFor(k StrFuncKind, s string) []rune {
+	switch k {
+	case StrRowStrposFold, StrRowCountSubstringFold:
+		return foldRunes(s, false)
+	case StrRowStrposASCII, StrRowCountSubstringASCII:
+		return foldRunes(s, true)
+	}
+	return []rune(s)
+}
+
+// runeIndex is the code point index of the first occurrence of p in s, -1
+// if none.
+func runeIndex(s, p []rune) int {
+	for i := 0; i+len(p) <= len(s); i++ {
+		match := true
+		for j := range p {
+			if s[i+j] != p[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return i
+		}
+	}
+	return -1
+}
+
+// replaceSlice is functions_string.yaml's replace_slice: length code points
+// from start (counted from 1) replaced by repl; null when start is not a
+// position of the string or length is negative; deletion stops at the end.
+func replaceSlice(s string, start, length int64, repl string) (RowValue, error) {
+	r := []rune(s)
+	n := int64(len(r))
+	if start <= 0 || start > n || length < 0 {
+		return RowValue{Null: true}, nil
+	}
+	end := min(satAdd(start-1, length), n)
+	out := string(r[:start-1]) + repl + string(r[end:])
+	if len(out) > maxRowString {
+		return RowValue{}, fmt.Errorf("replace_slice: result longer than %d bytes", maxRowString)
+	}
+	return RowValue{S: out}, nil
+}
+
+// center pads s on both sides with the single code point c up to n code
+// points, the odd one on the right (StrRowCenter) or the left. The spec
+// does not say what a longer s gives (cut? which side?): refused.
+func center(f *StrFunc, s string, n int64, c string) (RowValue, error) {
+	if utf8.RuneCountInString(c) != 1 {
+		return RowValue{}, fmt.Errorf("center: the padding %q must be one character", c)
+	}
+	if n > maxRowString {
+		return RowValue{}, fmt.Errorf("center: width %d is too large", n)
+	}
+	pad := n - int64(utf8.RuneCountInString(s))
+	if pad < 0 {
+		return RowValue{}, fmt.Errorf("center of a string longer than the width: %w", ErrUnsupported)
+	}
+	left := pad / 2
+	if f.Kind == StrRowCenterLeft {
+		left = pad - pad/2
+	}
+	return RowValue{S: strings.Repeat(c, int(left)) + s + strings.Repeat(c, int(pad-left))}, nil
 }

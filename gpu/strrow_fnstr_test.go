@@ -41,6 +41,22 @@ func TestEvalRow(t *testing.T) {
 		{StrRowRegexpReplace, []RowValue{s("abc"), s("(.*)c"), s(`\1e`)}, s("abe")},
 		{StrRowRegexpReplace, []RowValue{s("abab"), s("b"), s("X"), n(1), n(2)}, s("abaX")},
 		{StrRowRegexpReplace, []RowValue{s("abab"), s("^a"), s("X"), n(3), n(0)}, s("abXb")}, // a search region starts at position
+		{StrRowStrpos, []RowValue{s("😊a😊b"), s("😊b")}, n(3)},
+		{StrRowStrpos, []RowValue{s("abc"), s("x")}, n(0)},
+		{StrRowStrposFold, []RowValue{s("xÉTÉ"), s("été")}, n(2)},
+		{StrRowCountSubstring, []RowValue{s("aaaa"), s("aa")}, n(2)}, // non-overlapping
+		{StrRowCountSubstringASCII, []RowValue{s("AbAB"), s("ab")}, n(2)},
+		{StrRowSwapcase, []RowValue{s("aBcÉé1")}, s("AbCéÉ1")},
+		{StrRowSwapcaseASCII, []RowValue{s("aBcÉé1")}, s("AbCÉé1")},
+		{StrRowCapitalize, []RowValue{s("été x")}, s("Été x")},
+		{StrRowCapitalize, []RowValue{s("")}, s("")},
+		{StrRowReplaceSlice, []RowValue{s("abcdef"), n(2), n(3), s("XY")}, s("aXYef")},
+		{StrRowReplaceSlice, []RowValue{s("abc"), n(2), n(0), s("X")}, s("aXbc")},
+		{StrRowReplaceSlice, []RowValue{s("abc"), n(2), n(10), s("X")}, s("aX")},
+		{StrRowReplaceSlice, []RowValue{s("abc"), n(0), n(1), s("X")}, null},
+		{StrRowReplaceSlice, []RowValue{s("abc"), n(1), n(-1), s("X")}, null},
+		{StrRowCenter, []RowValue{s("ab"), n(5), s("*")}, s("*ab**")},
+		{StrRowCenterLeft, []RowValue{s("ab"), n(5), s("*")}, s("**ab*")},
 		// Lookaround runs on regexp2; its offsets count code points.
 		{StrRowRegexpMatch, []RowValue{s("é100 dollars"), s(`\d+(?= dollars)`)}, s("100")},
 		{StrRowRegexpReplace, []RowValue{s("éUSD100"), s(`(?<=USD)\d{3}`), s("9"), n(1), n(1)}, s("éUSD9")},
@@ -76,6 +92,8 @@ func TestEvalRowRefusals(t *testing.T) {
 		{StrRowRegexpReplace, []RowValue{s("abab"), s("b"), s("X")}}, // occurrence 0, two matches
 		{StrRowUpperFull, []RowValue{s("straße")}},
 		{StrRowSubstringPositive, []RowValue{s("abc"), n(0), n(1)}},
+		{StrRowCountSubstring, []RowValue{s("abc"), s("")}},
+		{StrRowCenter, []RowValue{s("abcdef"), n(3), s("*")}},
 	}
 	for _, c := range cases {
 		f := &StrFunc{Kind: c.kind}

@@ -37,6 +37,20 @@ var rowKinds = map[substrait.Func]gpu.StrFuncKind{
 	substrait.FnRepeat: gpu.StrRowRepeat, substrait.FnReplace: gpu.StrRowReplace,
 	substrait.FnReverse: gpu.StrRowReverse, substrait.FnRegexpCount: gpu.StrRowRegexpCount,
 	substrait.FnRegexpMatch: gpu.StrRowRegexpMatch, substrait.FnRegexpRepl: gpu.StrRowRegexpReplace,
+	substrait.FnStrpos: gpu.StrRowStrpos, substrait.FnCountSubstr: gpu.StrRowCountSubstring,
+	substrait.FnSwapcase: gpu.StrRowSwapcase, substrait.FnCapitalize: gpu.StrRowCapitalize,
+	substrait.FnReplaceSlice: gpu.StrRowReplaceSlice, substrait.FnCenter: gpu.StrRowCenter,
+}
+
+// optionKinds: the kind an option value selects, per function.
+var optionKinds = map[substrait.Func]map[string]map[string]gpu.StrFuncKind{
+	substrait.FnStrpos: {"case_sensitivity": {"CASE_SENSITIVE": gpu.StrRowStrpos,
+		"CASE_INSENSITIVE": gpu.StrRowStrposFold, "CASE_INSENSITIVE_ASCII": gpu.StrRowStrposASCII}},
+	substrait.FnCountSubstr: {"case_sensitivity": {"CASE_SENSITIVE": gpu.StrRowCountSubstring,
+		"CASE_INSENSITIVE": gpu.StrRowCountSubstringFold, "CASE_INSENSITIVE_ASCII": gpu.StrRowCountSubstringASCII}},
+	substrait.FnSwapcase:   {"char_set": {"UTF8": gpu.StrRowSwapcase, "ASCII_ONLY": gpu.StrRowSwapcaseASCII}},
+	substrait.FnCapitalize: {"char_set": {"UTF8": gpu.StrRowCapitalize, "ASCII_ONLY": gpu.StrRowCapitalizeASCII}},
+	substrait.FnCenter:     {"padding": {"RIGHT": gpu.StrRowCenter, "LEFT": gpu.StrRowCenterLeft}},
 }
 
 // options reads a call's options (name -> first preference, upper case).
@@ -135,6 +149,12 @@ func (c exprConv) stringScalar(fn substrait.Func, f *expr.ScalarFunction) (g *gp
 		// lookaround (an option of the test cases, not of the YAML): a
 		// pattern with lookaround is refused by gpu's ICU-to-RE2 rewrite.
 		delete(opts, "lookaround")
+	}
+	for name, kinds := range optionKinds[fn] {
+		if k, ok := kinds[opts[name]]; ok {
+			kind = k
+			delete(opts, name)
+		}
 	}
 	if !isRow {
 		return nil, false, nil

@@ -134,3 +134,85 @@ func TestTimestampOutputRefused(t *testing.T) {
 		t.Fatalf("Translate of a plan returning a timestamp: %v, want ErrUnsupported", err)
 	}
 }
+
+// Options select the variant: strpos and count_substring case-insensitive,
+// center padding on the left; an option value rigel lacks is refused.
+func TestStringFunctionOptions(t *testing.T) {
+	b := plan.NewBuilderDefault()
+	reg := b.GetExprBuilder().Reg
+	vt, err := b.VirtualTable([]string{"s"},
+		expr.StructLiteralValue{expr.NewPrimitiveLiteral("aBcb", false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.RootFieldRef(vt, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit := func(v string) types.FuncArg { return expr.NewPrimitiveLiteral(v, false) }
+	opt := func(name, v string) []*types.FunctionOption {
+		return []*types.FunctionOption{{Name: name, Preference: []string{v}}}
+	}
+	call := func(name string, o []*types.FunctionOption, args ...types.FuncArg) expr.Expression {
+		f, err := expr.NewScalarFunc(reg, extensions.ID{URN: "extension:io.substrait:functions_string", Name: name}, o, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return f
+	}
+	run := func(e expr.Expression) (arrow.Array, error) {
+		proj, err := b.ProjectRemap(vt, []int32{1}, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := b.Plan(proj, []string{"r"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, err := p.ToProto()
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := substrait.Load(pb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, err := Translate(loaded)
+		if err != nil {
+			return nil, err
+		}
+		x := &physical.Executor{Dev: host.New(), Source: noSource{}, Cache: physical.NewColumnCache()}
+		rec, _, err := x.Run(context.Background(), root, []string{"r"})
+		if err != nil {
+			return nil, err
+		}
+		a := rec.Column(0)
+		a.Retain()
+		rec.Release()
+		return a, nil
+	}
+	for _, c := range []struct {
+		e    expr.Expression
+		want string
+	}{
+		{call("strpos:str_str", nil, s, lit("b")), "4"},
+		{call("strpos:str_str", opt("case_sensitivity", "CASE_INSENSITIVE"), s, lit("b")), "2"},
+		{call("count_substring:str_str", opt("case_sensitivity", "CASE_INSENSITIVE_ASCII"), s, lit("B")), "2"},
+		{call("center:str_i32_str", opt("padding", "LEFT"), s, expr.NewPrimitiveLiteral[int32](7, false), lit("*")), "**aBcb*"},
+		{call("swapcase:str", nil, s), "AbCB"},
+	} {
+		a, err := run(c.e)
+		if err != nil {
+			t.Errorf("%s: %v", c.e, err)
+			continue
+		}
+		got := a.ValueStr(0)
+		a.Release()
+		if got != c.want {
+			t.Errorf("%s = %s, want %s", c.e, got, c.want)
+		}
+	}
+	if _, err := run(call("swapcase:str", opt("char_set", "EBCDIC"), s)); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("swapcase with char_set EBCDIC: %v, want ErrUnsupported", err)
+	}
+}
