@@ -59,57 +59,57 @@ const (
 // lists are those of Substrait's functions_string.yaml; "s" is a string
 // (Dict), "n" an integer. Lengths and positions count code points.
 const (
-	StrRowConcat            StrFuncKind = 128 + iota // concat(s...): null if any is null (ACCEPT_NULLS)
-	StrRowConcatIgnoreNulls                          // concat(s...) skipping nulls (IGNORE_NULLS)
-	StrRowConcatWS                                   // concat_ws(sep, s...): null if sep is null; null strings skipped
-	StrRowLike                                       // like(s, pattern)
-	StrRowContains                                   // contains(s, sub)
-	StrRowStartsWith                                 // starts_with(s, prefix)
-	StrRowEndsWith                                   // ends_with(s, suffix)
-	StrRowContainsFold                               // contains, case-insensitive (Unicode simple folding)
-	StrRowStartsWithFold                             // starts_with, case-insensitive
-	StrRowEndsWithFold                               // ends_with, case-insensitive
-	StrRowContainsASCII                              // contains, ASCII letters case-insensitive
-	StrRowStartsWithASCII                            // starts_with, ASCII letters case-insensitive
-	StrRowEndsWithASCII                              // ends_with, ASCII letters case-insensitive
-	StrRowSubstring                                  // substring(s, start[, length]), WRAP_FROM_END (gpu.Substring)
-	StrRowSubstringLeft                              // substring(s, start[, length]), LEFT_OF_BEGINNING
-	StrRowSubstringPositive                          // substring without negative_start: a row with start <= 0 or length < 0 is refused
-	StrRowUpperFull                                  // upper(s), full_unicode: rows needing SpecialCasing are refused
-	StrRowLowerFull                                  // lower(s), full_unicode: rows needing SpecialCasing are refused
-	StrRowUpper                                      // upper(s), Unicode
-	StrRowLower                                      // lower(s), Unicode
-	StrRowUpperASCII                                 // upper(s), ASCII letters only
-	StrRowLowerASCII                                 // lower(s), ASCII letters only
-	StrRowCharLength                                 // char_length(s): code points
-	StrRowBitLength                                  // bit_length(s): 8 * bytes
-	StrRowOctetLength                                // octet_length(s): bytes
-	StrRowLeft                                       // left(s, n)
-	StrRowRight                                      // right(s, n)
-	StrRowLpad                                       // lpad(s, n[, chars])
-	StrRowRpad                                       // rpad(s, n[, chars])
-	StrRowLtrim                                      // ltrim(s[, chars])
-	StrRowRtrim                                      // rtrim(s[, chars])
-	StrRowTrim                                       // trim(s[, chars])
-	StrRowRepeat                                     // repeat(s, n)
-	StrRowReplace                                    // replace(s, from, to)
-	StrRowReverse                                    // reverse(s): code points reversed
-	StrRowRegexpCount                                // regexp_count_substring(s, re[, position])
-	StrRowRegexpMatch                                // regexp_match_substring(s, re[, position, occurrence, group])
-	StrRowRegexpReplace                              // regexp_replace(s, re, repl[, position, occurrence])
-	StrRowStrpos                                     // strpos(s, sub): code point position of the first occurrence, 0 if none
-	StrRowStrposFold                                 // strpos, case-insensitive
-	StrRowStrposASCII                                // strpos, ASCII letters case-insensitive
-	StrRowCountSubstring                             // count_substring(s, sub): non-overlapping occurrences
-	StrRowCountSubstringFold                         // count_substring, case-insensitive
-	StrRowCountSubstringASCII                        // count_substring, ASCII letters case-insensitive
-	StrRowSwapcase                                   // swapcase(s), Unicode
-	StrRowSwapcaseASCII                              // swapcase(s), ASCII letters only
-	StrRowCapitalize                                 // capitalize(s): the first code point upper-cased, Unicode
-	StrRowCapitalizeASCII                            // capitalize(s), ASCII letters only
-	StrRowReplaceSlice                               // replace_slice(s, start, length, repl)
-	StrRowCenter                                     // center(s, n, char): extra padding on the right
-	StrRowCenterLeft                                 // center(s, n, char): extra padding on the left
+	StrRowConcat              StrFuncKind = 128 + iota // concat(s...): null if any is null (ACCEPT_NULLS)
+	StrRowConcatIgnoreNulls                            // concat(s...) skipping nulls (IGNORE_NULLS)
+	StrRowConcatWS                                     // concat_ws(sep, s...): null if sep is null; null strings skipped
+	StrRowLike                                         // like(s, pattern)
+	StrRowContains                                     // contains(s, sub)
+	StrRowStartsWith                                   // starts_with(s, prefix)
+	StrRowEndsWith                                     // ends_with(s, suffix)
+	StrRowContainsFold                                 // contains, case-insensitive (Unicode simple folding)
+	StrRowStartsWithFold                               // starts_with, case-insensitive
+	StrRowEndsWithFold                                 // ends_with, case-insensitive
+	StrRowContainsASCII                                // contains, ASCII letters case-insensitive
+	StrRowStartsWithASCII                              // starts_with, ASCII letters case-insensitive
+	StrRowEndsWithASCII                                // ends_with, ASCII letters case-insensitive
+	StrRowSubstring                                    // substring(s, start[, length]), WRAP_FROM_END (gpu.Substring)
+	StrRowSubstringLeft                                // substring(s, start[, length]), LEFT_OF_BEGINNING
+	StrRowSubstringPositive                            // substring without negative_start: a row with start <= 0 or length < 0 is refused
+	StrRowUpperFull                                    // upper(s), full_unicode: rows needing SpecialCasing are refused
+	StrRowLowerFull                                    // lower(s), full_unicode: rows needing SpecialCasing are refused
+	StrRowUpper                                        // upper(s), Unicode
+	StrRowLower                                        // lower(s), Unicode
+	StrRowUpperASCII                                   // upper(s), ASCII letters only
+	StrRowLowerASCII                                   // lower(s), ASCII letters only
+	StrRowCharLength                                   // char_length(s): code points
+	StrRowBitLength                                    // bit_length(s): 8 * bytes
+	StrRowOctetLength                                  // octet_length(s): bytes
+	StrRowLeft                                         // left(s, n)
+	StrRowRight                                        // right(s, n)
+	StrRowLpad                                         // lpad(s, n[, chars])
+	StrRowRpad                                         // rpad(s, n[, chars])
+	StrRowLtrim                                        // ltrim(s[, chars])
+	StrRowRtrim                                        // rtrim(s[, chars])
+	StrRowTrim                                         // trim(s[, chars])
+	StrRowRepeat                                       // repeat(s, n)
+	StrRowReplace                                      // replace(s, from, to)
+	StrRowReverse                                      // reverse(s): code points reversed
+	StrRowRegexpCount                                  // regexp_count_substring(s, re[, position])
+	StrRowRegexpMatch                                  // regexp_match_substring(s, re[, position, occurrence, group])
+	StrRowRegexpReplace                                // regexp_replace(s, re, repl[, position, occurrence])
+	StrRowStrpos                                       // strpos(s, sub): code point position of the first occurrence, 0 if none
+	StrRowStrposFold                                   // strpos, case-insensitive
+	StrRowStrposASCII                                  // strpos, ASCII letters case-insensitive
+	StrRowCountSubstring                               // count_substring(s, sub): non-overlapping occurrences
+	StrRowCountSubstringFold                           // count_substring, case-insensitive
+	StrRowCountSubstringASCII                          // count_substring, ASCII letters case-insensitive
+	StrRowSwapcase                                     // swapcase(s), Unicode
+	StrRowSwapcaseASCII                                // swapcase(s), ASCII letters only
+	StrRowCapitalize                                   // capitalize(s): the first code point upper-cased, Unicode
+	StrRowCapitalizeASCII                              // capitalize(s), ASCII letters only
+	StrRowReplaceSlice                                 // replace_slice(s, start, length, repl)
+	StrRowCenter                                       // center(s, n, char): extra padding on the right
+	StrRowCenterLeft                                   // center(s, n, char): extra padding on the left
 	strRowEnd
 )
 
@@ -127,7 +127,7 @@ var strRowNames = map[StrFuncKind]string{
 	StrRowReplace: "replace", StrRowReverse: "reverse",
 	StrRowRegexpCount: "regexp_count_substring", StrRowRegexpMatch: "regexp_match_substring",
 	StrRowRegexpReplace: "regexp_replace",
-	StrRowStrpos: "strpos", StrRowStrposFold: "strpos_ci", StrRowStrposASCII: "strpos_ci_ascii",
+	StrRowStrpos:        "strpos", StrRowStrposFold: "strpos_ci", StrRowStrposASCII: "strpos_ci_ascii",
 	StrRowCountSubstring: "count_substring", StrRowCountSubstringFold: "count_substring_ci",
 	StrRowCountSubstringASCII: "count_substring_ci_ascii", StrRowSwapcase: "swapcase",
 	StrRowSwapcaseASCII: "swapcase_ascii", StrRowCapitalize: "capitalize", StrRowCapitalizeASCII: "capitalize_ascii",
