@@ -6,6 +6,7 @@ require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/chzyer/readline v1.5.1
 	github.com/creack/pty v1.1.24
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/duckdb/duckdb-go/v2 v2.10503.1
 	github.com/substrait-io/substrait v0.87.0
 	github.com/substrait-io/substrait-go/v8 v8.1.1

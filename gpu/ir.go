@@ -151,6 +151,9 @@ func (e *Expr) String() string {
 	if e.Op == OpCast {
 		return fmt.Sprintf("cast(%s as %s)", parts[0], e.Type)
 	}
+	if e.Op == OpStrRow && e.Str != nil {
+		return e.Str.RowName() + "(" + strings.Join(parts, ", ") + ")"
+	}
 	if (e.Op == OpStrPred || e.Op == OpStrMap) && len(parts) == 1 {
 		return "(" + parts[0] + " " + e.Str.String() + ")"
 	}

@@ -60,11 +60,19 @@ type StrFunc struct {
 
 // IsPredicate reports whether f gives a bool (OpStrPred) rather than a
 // string (OpStrMap).
-func (f *StrFunc) IsPredicate() bool { return f != nil && f.Kind != StrSubstring }
+func (f *StrFunc) IsPredicate() bool {
+	if f.IsRowFunc() { // strtable_fnstr.go
+		return f.RowBool()
+	}
+	return f != nil && f.Kind != StrSubstring
+}
 
 func (f *StrFunc) String() string {
 	if f == nil {
 		return "<no string function>"
+	}
+	if f.IsRowFunc() {
+		return f.rowTableString()
 	}
 	q := strconv.Quote
 	switch f.Kind {
@@ -98,6 +106,9 @@ func (f *StrFunc) Check() error {
 	if f == nil {
 		return fmt.Errorf("string operation without its function (Expr.Str is nil)")
 	}
+	if f.IsRowFunc() {
+		return f.checkRowTable()
+	}
 	switch f.Kind {
 	case StrLike, StrContains, StrStartsWith, StrEndsWith, StrIn, StrSubstring:
 		return nil
@@ -113,6 +124,10 @@ func (f *StrFunc) Check() error {
 
 // Match evaluates a predicate on one string.
 func (f *StrFunc) Match(s string) bool {
+	if f.IsRowFunc() { // entries were checked (checkRowEntries)
+		v, err := f.rowEntry(s)
+		return err == nil && !v.Null && v.I != 0
+	}
 	switch f.Kind {
 	case StrLike:
 		return Like(s, f.Pattern)
@@ -150,6 +165,10 @@ func (f *StrFunc) Match(s string) bool {
 
 // Apply evaluates a string function on one string.
 func (f *StrFunc) Apply(s string) string {
+	if f.IsRowFunc() { // entries were checked (checkRowEntries)
+		v, _ := f.rowEntry(s)
+		return v.S
+	}
 	if f.Kind == StrSubstring {
 		return Substring(s, f.From, f.Length, f.HasLength)
 	}
@@ -167,6 +186,11 @@ func (f *StrFunc) PredicateTable(dict *array.String) ([]byte, error) {
 	}
 	if e, ok := cachedTable(dict, f); ok {
 		return e.pred, nil
+	}
+	if f.IsRowFunc() {
+		if err := f.checkRowEntries(dict); err != nil {
+			return nil, err
+		}
 	}
 	out := f.predicateTable(dict)
 	storeTable(dict, f, &strTableEntry{pred: out})
@@ -212,6 +236,11 @@ func (f *StrFunc) MapTable(dict *array.String) (codes []int32, out *array.String
 	}
 	if e, ok := cachedTable(dict, f); ok {
 		return e.codes, e.out, nil
+	}
+	if f.IsRowFunc() {
+		if err := f.checkRowEntries(dict); err != nil {
+			return nil, nil, err
+		}
 	}
 	codes, out = f.mapTable(dict)
 	storeTable(dict, f, &strTableEntry{codes: codes, out: out})

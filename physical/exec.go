@@ -233,7 +233,15 @@ func (r *run) values(ctx context.Context, v *Values) ([]gpu.Column, error) {
 	out := make([]gpu.Column, len(v.Types))
 	for j, t := range v.Types {
 		b := array.NewBuilder(memory.DefaultAllocator, gpu.ArrowType(t))
-		for _, row := range v.Rows {
+		for i, row := range v.Rows {
+			if sb, ok := b.(*array.StringBuilder); ok && !row[j].Null {
+				if i >= len(v.Text) || j >= len(v.Text[i]) {
+					b.Release()
+					return nil, fmt.Errorf("values row %d column %d: a string without its text", i, j)
+				}
+				sb.Append(v.Text[i][j])
+				continue
+			}
 			appendValue(b, t, row[j])
 		}
 		arr := b.NewArray()

@@ -95,6 +95,10 @@ func (s *Slice) Describe() string {
 type Values struct {
 	Types []gpu.Type
 	Rows  [][]gpu.Value
+	// Text holds the strings of Dict columns (gpu.Value has no string):
+	// Text[i][j] is row i's string in column j when Types[j] is Dict (its
+	// Rows value says only whether it is null). Nil when no column is Dict.
+	Text [][]string
 }
 
 func (v *Values) OutputTypes() []gpu.Type { return v.Types }

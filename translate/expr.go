@@ -34,6 +34,9 @@ func (c exprConv) convert(e expr.Expression) (*gpu.Expr, error) {
 		if x.FailureBehavior == types.BehaviorReturnNil {
 			return nil, unsupported("TRY_CAST (cast returning null on failure)")
 		}
+		if err := refuseTemporalCast(x); err != nil {
+			return nil, err
+		}
 		arg, err := c.convert(x.Input)
 		if err != nil {
 			return nil, err
@@ -187,6 +190,12 @@ func (c exprConv) scalar(f *expr.ScalarFunction) (*gpu.Expr, error) {
 		return nil, err
 	}
 	if g, ok, err := c.numericScalar(fn, f); ok { // fn_num.go: reads its own options
+		return g, err
+	}
+	if g, ok, err := c.stringScalar(fn, f); ok {
+		return g, err
+	}
+	if g, ok, err := c.datetimeScalar(fn, f); ok {
 		return g, err
 	}
 	if err := checkOptions(f); err != nil {

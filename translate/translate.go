@@ -31,6 +31,9 @@ func TranslateSplit(p *substrait.Plan) (physical.Node, error) {
 
 func translate(p *substrait.Plan, split bool) (physical.Node, error) {
 	t := &translator{split: split}
+	if err := refuseTemporalOutput(p.Root); err != nil {
+		return nil, err
+	}
 	s, err := t.rel(p.Root)
 	if err != nil {
 		return nil, err
@@ -315,17 +318,37 @@ func (t *translator) values(r *plan.VirtualTableReadRel) (*stream, error) {
 	v := &physical.Values{}
 	for _, ft := range rt.Types() {
 		gt, err := gpuType(ft)
+		if tt, ok := valuesTemporal(ft); ok {
+			gt, err = tt, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("VirtualTable: %w", err)
-		}
-		if gt.Kind == gpu.Dict {
-			return nil, unsupported("VirtualTable with string columns")
 		}
 		v.Types = append(v.Types, gt)
 	}
 	for i, row := range r.Values() {
 		var vals []gpu.Value
+		if v.Text != nil || hasDict(v.Types) {
+			v.Text = append(v.Text, make([]string, len(row)))
+		}
 		for j, e := range row {
+			if tv, ok, err := valuesTemporalCell(e, rt.Types()[j]); ok {
+				if err != nil {
+					return nil, fmt.Errorf("VirtualTable row %d column %d: %w", i, j, err)
+				}
+				vals = append(vals, tv)
+				continue
+			}
+			if j < len(v.Types) && v.Types[j].Kind == gpu.Dict {
+				// Strings have no gpu.Value: they travel in Text.
+				s, null, ok := stringLiteral(e)
+				if !ok {
+					return nil, unsupported(fmt.Sprintf("VirtualTable row %d column %d: %s in a string column", i, j, e))
+				}
+				v.Text[i][j] = s
+				vals = append(vals, gpu.Value{Null: null})
+				continue
+			}
 			g, err := exprConv{}.convert(e)
 			if err != nil {
 				return nil, fmt.Errorf("VirtualTable row %d column %d: %w", i, j, err)

@@ -37,6 +37,7 @@ func cases() []testCase {
 	all = append(all, errorCases()...)
 	all = append(all, stringCases()...)
 	all = append(all, joinCases()...)
+	all = append(all, fnstrCases()...)
 	return all
 }
 

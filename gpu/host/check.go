@@ -54,6 +54,10 @@ type checker struct {
 	dicts  []*array.String // per input column, nil unless Dict
 	// tabs holds the tables of the string operations (strings.go).
 	tabs map[*gpu.Expr]*strTab
+	// cols and n: the input columns, for the row-wise string functions
+	// whose result dictionary is built from every row (eval_fnstr.go).
+	cols []*column
+	n    int
 }
 
 func (c *checker) check(e *gpu.Expr) (*array.String, error) {
@@ -230,6 +234,10 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 		return c.checkStr(e, argDicts[0])
 	case gpu.OpYear, gpu.OpMonth, gpu.OpDay:
 		return nil, checkDatePart(e)
+	case gpu.OpStrRow:
+		return c.checkStrRow(e, argDicts)
+	case gpu.OpTimePart, gpu.OpAddMonths, gpu.OpAddDayInterval:
+		return nil, checkTemporal(e)
 	}
 	if ok, err := checkNum(e); ok {
 		return nil, err

@@ -75,6 +75,7 @@ func (d *Device) prepare(p *gpu.Pipeline, inputs []gpu.Column) (*plan, error) {
 		pl.cols[i] = c
 		ck.dicts[i] = c.dict
 	}
+	ck.cols, ck.n = pl.cols, pl.n
 	if pl.n < 0 {
 		// No inputs: nothing says how many rows there are.
 		return nil, fmt.Errorf("run %s: a pipeline needs at least one input column", p)

@@ -15,6 +15,7 @@ type strTab struct {
 	pred  []byte
 	codes []int32
 	dict  *array.String
+	row   *rowTab // OpStrRow (eval_fnstr.go)
 }
 
 // checkStr type-checks OpStrPred/OpStrMap and builds its table from the

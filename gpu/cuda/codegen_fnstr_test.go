@@ -1,0 +1,59 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// The code generator refuses row-wise string functions (gpu.OpStrRow,
+// gpu/ir_fnstr.go) and the datetime ops of ir_fnstr.go with ErrUnsupported naming the op, so that the engine
+// falls back, never with a panic or a kernel that computes something else.
+func TestCodegenRefusesStrRow(t *testing.T) {
+	nd := nul(tDict)
+	cat := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowConcat}, nd, gpu.Col(0, nd), gpu.Col(1, nd))
+	n := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowCharLength}, nul(tI64), gpu.Col(0, nd))
+	i64 := gpu.Type{Kind: gpu.Int64}
+	part := call(gpu.OpTimePart, nul(tI64), gpu.Col(2, nul(tI64)),
+		gpu.Const(i64, gpu.Value{I64: int64(gpu.PartHour)}), gpu.Const(i64, gpu.Value{I64: 1_000_000}))
+	months := call(gpu.OpAddMonths, nul(tDate), gpu.Col(3, nul(tDate)), gpu.Col(2, nul(tI64)))
+	days := call(gpu.OpAddDayInterval, nul(tDate), gpu.Col(3, nul(tDate)), gpu.Col(2, nul(tI64)), gpu.Const(i64, gpu.Value{I64: 1}))
+	in := []gpu.Type{nd, nd, nul(tI64), nul(tDate)}
+	for _, p := range []*gpu.Pipeline{
+		{Inputs: in, Project: []*gpu.Expr{part}, Sink: gpu.SinkMaterialize},
+		{Inputs: in, Project: []*gpu.Expr{months}, Sink: gpu.SinkMaterialize},
+		{Inputs: in, Project: []*gpu.Expr{days}, Sink: gpu.SinkMaterialize},
+		{Inputs: []gpu.Type{nd, nd}, Project: []*gpu.Expr{cat}, Sink: gpu.SinkMaterialize},
+		{Inputs: []gpu.Type{nd, nd}, Project: []*gpu.Expr{n}, Sink: gpu.SinkMaterialize},
+		{Inputs: []gpu.Type{nd, nd}, Project: []*gpu.Expr{cat}, Sink: gpu.SinkAggregate, Keys: []int{0},
+			Aggs: []gpu.Agg{{Kind: gpu.AggCountStar, Type: tI64}}},
+	} {
+		_, err := pipelineSource(p, []int{4, 4, 0, 0}[:len(p.Inputs)])
+		named := false
+		for _, op := range []string{"str_row", "time_part", "add_months", "add_day_interval"} {
+			named = named || strings.Contains(fmt.Sprint(err), op)
+		}
+		if err == nil || !errors.Is(err, gpu.ErrUnsupported) || !named {
+			t.Errorf("%s: generate gave %v, want ErrUnsupported naming the op", p, err)
+		}
+	}
+}
+
+// Row functions in their dictionary-table form (gpu/strtable_fnstr.go) are
+// ordinary OpStrMap/OpStrPred nodes: the kernels compile.
+func TestNVRTCCompilesRowTables(t *testing.T) {
+	skipNoNVRTC(t)
+	nd, nb := nul(tDict), nul(tBool)
+	up := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowUpper}, nd, gpu.Col(0, nd))
+	lp := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowLpad, List: []string{"5", "*"}}, nd, up)
+	ci := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrRowContainsFold, List: []string{"B"}}, nb, gpu.Col(0, nd))
+	p := &gpu.Pipeline{Inputs: []gpu.Type{nd}, Filter: ci, Project: []*gpu.Expr{lp, up}, Sink: gpu.SinkMaterialize}
+	src, err := pipelineSource(p, []int{100})
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	compileClean(t, "row_tables", src)
+}
