@@ -365,7 +365,10 @@ func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := translate.Translate(loaded)
+	// Other producers may declare column types other than the tables'
+	// (Isthmus: INTEGER keys over BIGINT columns): the translator reads the
+	// stored types and casts where that is safe.
+	root, err := translate.TranslateWith(loaded, e.tables)
 	if err != nil {
 		return nil, err
 	}

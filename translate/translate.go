@@ -19,15 +19,12 @@ import (
 // Translate builds the physical plan of a loaded Substrait plan. The root of
 // the result produces exactly the plan's output columns, in order.
 func Translate(p *substrait.Plan) (physical.Node, error) {
-	t := &translator{}
-	s, err := t.rel(p.Root)
-	if err != nil {
-		return nil, err
-	}
-	return t.finish(s)
+	return TranslateWith(p, nil)
 }
 
-type translator struct{}
+// translator holds what the whole translation shares: the tables' stored
+// types (nil: trust the plan's declared types; see TranslateWith).
+type translator struct{ tables Catalog }
 
 // stream is a relation's output not yet materialized: rows of src that pass
 // filter, projected through exprs. Filters and projections keep folding into
@@ -105,6 +102,9 @@ func (t *translator) relNoEmit(r plan.Rel) (*stream, error) {
 	case *plan.VirtualTableReadRel:
 		return t.values(x)
 	case *plan.FilterRel:
+		if cr, ok := x.Input().(*plan.CrossRel); ok && outputMapping(cr) == nil {
+			return t.filterOverCross(x, cr) // Isthmus's way to write joins
+		}
 		in, err := t.rel(x.Input())
 		if err != nil {
 			return nil, err
@@ -215,7 +215,10 @@ func (t *translator) read(r *plan.NamedTableReadRel) (*stream, error) {
 		}
 		return nil
 	}
-	s := identity(scan)
+	s, err := t.scanStream(scan, func(i int) bool { return bad[i] != nil })
+	if err != nil {
+		return nil, err
+	}
 	// A best_effort_filter may be ignored: the plan re-checks it above.
 	if f := r.Filter(); f != nil {
 		cond, err := exprConv{s.exprs}.convert(f)
