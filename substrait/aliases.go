@@ -49,12 +49,13 @@ func normalizeExtensions(p *proto.Plan, coll *extensions.Collection) (*proto.Pla
 			needs = true
 		}
 	}
-	if !needs && !missingRelCommon(p, false) && !missingOutputTypes(p) && !readProjections(p, false) {
+	if !needs && !missingRelCommon(p, false) && !missingOutputTypes(p) && !readProjections(p, false) && !fixLiterals(p, false) {
 		return p, nil
 	}
 	p = pb.Clone(p).(*proto.Plan)
 	missingRelCommon(p, true)
 	readProjections(p, true)
+	fixLiterals(p, true)
 	uris := oldExtensionURIs(p)
 	nextAnchor := uint32(1)
 	for a := range urns {
@@ -334,6 +335,14 @@ func placeFunction(coll *extensions.Collection, name string, args []types.Type) 
 	if len(cands) == 0 {
 		return nil, fmt.Errorf("no standard extension declares a function %q", name)
 	}
+	// Variants rigel implements first: where several fit (count is in
+	// functions_aggregate_generic and functions_aggregate_decimal_output),
+	// the one rigel runs is the useful declaration.
+	sort.SliceStable(cands, func(i, j int) bool {
+		_, ei := Resolve(extensions.ID{URN: cands[i].URN(), Name: cands[i].CompoundName()})
+		_, ej := Resolve(extensions.ID{URN: cands[j].URN(), Name: cands[j].CompoundName()})
+		return ei == nil && ej != nil
+	})
 	if args == nil {
 		return cands[0], nil
 	}
@@ -368,6 +377,16 @@ func placeFunction(coll *extensions.Collection, name string, args []types.Type) 
 			}
 		}
 		if ok {
+			return c, nil
+		}
+	}
+	// No variant accepts these exact types (DataFusion compares decimals
+	// of different precisions, and passes substring's positions as i64
+	// where the standard says i32): the declaration then names the first
+	// variant of the same arity. rigel types every call from its
+	// arguments, not from the declaration, and checks them itself.
+	for _, c := range cands {
+		if len(args) >= c.MinArgumentCount() && (c.MaxArgumentCount() < 0 || len(args) <= c.MaxArgumentCount()) {
 			return c, nil
 		}
 	}

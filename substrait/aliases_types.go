@@ -183,6 +183,7 @@ func (f *typeFixer) expr(s *types.RecordType, e *proto.Expression) error {
 		if err != nil {
 			return err
 		}
+		f.dateComparison(sf, args)
 		return f.complete(sf.FunctionReference, args, &sf.OutputType)
 	case *proto.Expression_Cast_:
 		return f.expr(s, x.Cast.Input)
@@ -293,4 +294,35 @@ func (f *typeFixer) complete(anchor uint32, args []types.Type, out **proto.Type)
 	}
 	*out = types.TypeToProto(t)
 	return nil
+}
+
+var comparisons = map[string]bool{"equal": true, "not_equal": true, "lt": true, "lte": true, "gt": true, "gte": true, "between": true}
+
+// dateComparison turns the string literals a comparison holds against a
+// date into dates: ibis-substrait writes l_shipdate <= '1998-09-02' with
+// the string literal as it was in the SQL (its parse_sql leaves the
+// implicit cast out), where the comparison functions take two dates.
+func (f *typeFixer) dateComparison(sf *proto.Expression_ScalarFunction, args []types.Type) {
+	id, ok := f.extSet.DecodeFunc(sf.FunctionReference)
+	if !ok || !comparisons[baseName(id.Name)] {
+		return
+	}
+	hasDate := false
+	for _, t := range args {
+		if _, ok := t.(*types.DateType); ok {
+			hasDate = true
+		}
+	}
+	if !hasDate {
+		return
+	}
+	for i, a := range sf.Arguments {
+		if d, ok := dateOfString(a.GetValue().GetLiteral()); ok {
+			sf.Arguments[i] = &proto.FunctionArgument{ArgType: &proto.FunctionArgument_Value{Value: &proto.Expression{RexType: &proto.Expression_Literal_{Literal: d}}}}
+			args[i] = &types.DateType{Nullability: types.NullabilityRequired}
+			if d.Nullable {
+				args[i] = &types.DateType{Nullability: types.NullabilityNullable}
+			}
+		}
+	}
 }

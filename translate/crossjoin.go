@@ -6,6 +6,8 @@ import (
 
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/physical"
+	"github.com/rigel-db/rigel/substrait"
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 )
 
@@ -63,17 +65,15 @@ func (t *translator) filterOverCross(f *plan.FilterRel, c *plan.CrossRel) (*stre
 		done       bool
 	}
 	var terms []*term
-	for _, cj := range conjuncts(f.Condition()) {
+	for _, cj := range withCommonFactors(conjuncts(f.Condition())) {
 		g, err := exprConv{all}.convert(cj)
 		if err != nil {
 			return nil, fmt.Errorf("FilterRel condition: %w", err)
 		}
 		tm := &term{cond: g, reads: mask(g)}
-		a, b, ne, isEq, err := equiArgs(cj, all)
-		if err != nil {
-			return nil, fmt.Errorf("FilterRel condition: %w", err)
-		}
-		if isEq {
+		// An equality whose sides do not convert alone (a string column
+		// against a literal) is no key: the conjunct converted whole above.
+		if a, b, ne, isEq, err := equiArgs(cj, all); err == nil && isEq {
 			if ma, mb := mask(a), mask(b); ma != 0 && mb != 0 && ma&mb == 0 {
 				tm.a, tm.b, tm.ma, tm.mb, tm.nullsEqual = a, b, ma, mb, ne
 			}
@@ -175,4 +175,54 @@ func crossLeaves(r plan.Rel, out []plan.Rel) []plan.Rel {
 		return crossLeaves(c.Right(), out)
 	}
 	return append(out, r)
+}
+
+// withCommonFactors adds, for each OR among the conjuncts, the conjuncts
+// that every one of its branches has: (k AND x) OR (k AND y) implies k, so
+// k may be added beside the OR (which stays). TPC-H Q19 written as a
+// Filter over a Cross has its only join key inside each branch of an OR:
+// without this it would be a cross product.
+func withCommonFactors(cs []expr.Expression) []expr.Expression {
+	out := append([]expr.Expression(nil), cs...)
+	for _, c := range cs {
+		branches := disjuncts(c)
+		if len(branches) < 2 {
+			continue
+		}
+	common:
+		for _, k := range conjuncts(branches[0]) {
+			for _, b := range branches[1:] {
+				found := false
+				for _, x := range conjuncts(b) {
+					if x.Equals(k) {
+						found = true
+						break
+					}
+				}
+				if !found {
+					continue common
+				}
+			}
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// disjuncts splits a condition at its top-level ORs.
+func disjuncts(e expr.Expression) []expr.Expression {
+	if f, ok := e.(*expr.ScalarFunction); ok {
+		if fn, err := substrait.Resolve(f.ID()); err == nil && fn == substrait.FnOr {
+			var out []expr.Expression
+			for i := range f.NArgs() {
+				a, ok := f.Arg(i).(expr.Expression)
+				if !ok {
+					return []expr.Expression{e}
+				}
+				out = append(out, disjuncts(a)...)
+			}
+			return out
+		}
+	}
+	return []expr.Expression{e}
 }

@@ -171,7 +171,10 @@ func conjuncts(e expr.Expression) []expr.Expression {
 func joinKey(c expr.Expression, joined []*gpu.Expr, nl int) (l, r *gpu.Expr, nullsEqual, ok bool, err error) {
 	a, b, nullsEqual, ok, err := equiArgs(c, joined)
 	if !ok || err != nil {
-		return nil, nil, false, false, err
+		// Not a key; an equality whose sides do not convert alone (a
+		// string column against a literal) is converted whole as a
+		// residual, which reports what rigel cannot run.
+		return nil, nil, false, false, nil
 	}
 	switch sa, sb := sides(a, nl), sides(b, nl); {
 	case sa == sideLeft && sb == sideRight:
