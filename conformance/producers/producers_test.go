@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -372,7 +373,12 @@ func resultsMarkdown(all []Outcome) string {
 	return b.String()
 }
 
+// subqueryNote shortens the translator's message for a subquery (which
+// prints the whole subquery relation) to the expression's kind.
+var subqueryNote = regexp.MustCompile(`expression \*plan\.(\w+) \(.*\): (not supported by rigel yet)$`)
+
 func mdEscape(s string) string {
+	s = subqueryNote.ReplaceAllString(s, "expression $1: $2")
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "\n", " ")
 	if len(s) > 240 {
