@@ -14,6 +14,9 @@ import (
 //   - Isthmus (Calcite) writes DATE '1998-09-02' as a cast of a fixedchar
 //     literal to date: the cast of a string literal in YYYY-MM-DD form
 //     becomes the date literal it denotes.
+//   - Isthmus 0.81 writes LIKE '%BRASS' with the pattern as a cast of a
+//     fixedchar literal to varchar(n): a cast of a string literal to
+//     string, or to a varchar long enough to hold it, becomes that literal.
 //   - substrait-go v8.1.1 reads a FetchRel's offset and count only in their
 //     deprecated integer fields: DataFusion writes count_expr (an integer
 //     literal) and no offset, ibis-substrait leaves offset 0 out. A missing
@@ -26,7 +29,17 @@ func fixLiterals(p *proto.Plan, fix bool) bool {
 			switch x := m.Interface().(type) {
 			case *proto.Expression:
 				c := x.GetCast()
-				if c == nil || c.GetType().GetDate() == nil {
+				if c == nil {
+					return
+				}
+				if l, ok := stringCast(c); ok {
+					found = true
+					if fix {
+						x.RexType = &proto.Expression_Literal_{Literal: l}
+					}
+					return
+				}
+				if c.GetType().GetDate() == nil {
 					return
 				}
 				d, ok := dateOfString(c.GetInput().GetLiteral())
@@ -100,4 +113,31 @@ func fetchNumber(missing bool, e *proto.Expression, def int64) (int64, bool) {
 		return def, true
 	}
 	return 0, false
+}
+
+// stringCast folds a cast of a string literal to string or varchar(n)
+// (when the value fits: a longer one would be truncated) into a literal.
+func stringCast(c *proto.Expression_Cast) (*proto.Expression_Literal, bool) {
+	lit := c.GetInput().GetLiteral()
+	var v string
+	switch x := lit.GetLiteralType().(type) {
+	case *proto.Expression_Literal_String_:
+		v = x.String_
+	case *proto.Expression_Literal_VarChar_:
+		v = x.VarChar.GetValue()
+	case *proto.Expression_Literal_FixedChar:
+		v = x.FixedChar
+	default:
+		return nil, false
+	}
+	t := c.GetType()
+	switch {
+	case t.GetString_() != nil:
+		return &proto.Expression_Literal{LiteralType: &proto.Expression_Literal_String_{String_: v},
+			Nullable: t.GetString_().GetNullability() == proto.Type_NULLABILITY_NULLABLE}, true
+	case t.GetVarchar() != nil && len([]rune(v)) <= int(t.GetVarchar().GetLength()):
+		return &proto.Expression_Literal{LiteralType: &proto.Expression_Literal_VarChar_{VarChar: &proto.Expression_Literal_VarChar{Value: v, Length: uint32(t.GetVarchar().GetLength())}},
+			Nullable: t.GetVarchar().GetNullability() == proto.Type_NULLABILITY_NULLABLE}, true
+	}
+	return nil, false
 }
