@@ -49,13 +49,19 @@ func normalizeExtensions(p *proto.Plan, coll *extensions.Collection) (*proto.Pla
 			needs = true
 		}
 	}
-	if !needs && !missingRelCommon(p, false) && !missingOutputTypes(p) && !readProjections(p, false) && !fixLiterals(p, false) {
+	// The type fixer below parses every relation: only plans that declare
+	// functions otherwise or leave output types out pay for it.
+	needs = needs || missingOutputTypes(p)
+	if !needs && !missingRelCommon(p, false) && !readProjections(p, false) && !fixLiterals(p, false) {
 		return p, nil
 	}
 	p = pb.Clone(p).(*proto.Plan)
 	missingRelCommon(p, true)
 	readProjections(p, true)
 	fixLiterals(p, true)
+	if !needs {
+		return p, nil
+	}
 	uris := oldExtensionURIs(p)
 	nextAnchor := uint32(1)
 	for a := range urns {
