@@ -14,15 +14,26 @@ ADBC_VERSION := 1.13.0
 PY_CLIENTS := $(TOOLS)/py/adbc_driver_flightsql
 JDBC_VERSION := 18.3.0
 JDBC_JAR := $(TOOLS)/jars/flight-sql-jdbc-driver-$(JDBC_VERSION).jar
+# Substrait producers of other engines, for conformance/producers (the Go
+# test pins the same versions). ibis-substrait 4.0.1 needs the substrait
+# package from before 0.22 (it reads substrait.__substrait_version__).
+PRODUCERS := $(TOOLS)/producers
+DATAFUSION_VERSION := 55.0.0
+IBIS_SUBSTRAIT_VERSION := 4.0.1
+IBIS_PINS := ibis-framework==9.5.0 substrait==0.21.0
+ISTHMUS_VERSION := 0.89.1
+DATAFUSION := $(PRODUCERS)/datafusion/datafusion-$(DATAFUSION_VERSION).dist-info
+IBIS := $(PRODUCERS)/ibis/ibis_substrait-$(IBIS_SUBSTRAIT_VERSION).dist-info
+ISTHMUS := $(PRODUCERS)/isthmus/classes/IsthmusTPCH.class
 export RIGEL_TPCHGEN := $(TPCHGEN)
 export RIGEL_NVRTC := $(NVRTC_LIB)
 DEMO_DB := data/tpch-sf1.duckdb
 
-.PHONY: setup test build capi demo gpu-bundle clean
+.PHONY: setup test build capi demo gpu-bundle clean plans
 
 ## setup: Go modules, the NVRTC wheel (compiles CUDA on a CPU for CI checks), tpchgen-cli,
 ## and the Flight SQL clients the server is tested with (pyarrow + ADBC, the JDBC driver).
-setup: $(TPCHGEN) $(NVRTC_LIB) $(PY_CLIENTS) $(JDBC_JAR)
+setup: $(TPCHGEN) $(NVRTC_LIB) $(PY_CLIENTS) $(JDBC_JAR) $(DATAFUSION) $(IBIS) $(ISTHMUS)
 	@$(GO) mod download
 	@test -d $(TOOLS)/py/substrait_validator || python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --target $(TOOLS)/py substrait-validator==0.1.4
 	@echo "setup: done (tools in .tools/)"
@@ -41,6 +52,22 @@ $(JDBC_JAR):
 	@mvn -q dependency:copy -Dartifact=org.apache.arrow:flight-sql-jdbc-driver:$(JDBC_VERSION) -DoutputDirectory=$(TOOLS)/jars
 	@test -f $(JDBC_JAR) || { echo "setup: $(JDBC_JAR) missing after mvn"; exit 1; }
 
+# DataFusion without its dependencies: pyarrow and typing-extensions come
+# from .tools/py ($(PY_CLIENTS)), which saves 170 MB of a second pyarrow.
+$(DATAFUSION): $(PY_CLIENTS)
+	@echo "setup: installing datafusion==$(DATAFUSION_VERSION) into .tools/producers/datafusion"
+	@python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps --target $(PRODUCERS)/datafusion datafusion==$(DATAFUSION_VERSION) cloudpickle==3.1.2
+
+$(IBIS):
+	@echo "setup: installing ibis-substrait==$(IBIS_SUBSTRAIT_VERSION) into .tools/producers/ibis"
+	@python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --target $(PRODUCERS)/ibis ibis-substrait==$(IBIS_SUBSTRAIT_VERSION) $(IBIS_PINS)
+
+$(ISTHMUS): conformance/producers/isthmus/pom.xml conformance/producers/isthmus/IsthmusTPCH.java
+	@echo "setup: fetching io.substrait:isthmus:$(ISTHMUS_VERSION) from Maven Central into .tools/producers/isthmus"
+	@rm -rf $(PRODUCERS)/isthmus && mkdir -p $(PRODUCERS)/isthmus/classes
+	@mvn -q -f conformance/producers/isthmus/pom.xml dependency:copy-dependencies -Disthmus.version=$(ISTHMUS_VERSION) -DoutputDirectory=$(PRODUCERS)/isthmus/lib
+	@javac -nowarn -cp '$(PRODUCERS)/isthmus/lib/*' -d $(PRODUCERS)/isthmus/classes conformance/producers/isthmus/IsthmusTPCH.java
+
 $(TPCHGEN):
 	@echo "setup: installing tpchgen-cli $(TPCHGEN_VERSION) into .tools/bin (cargo, a few minutes)"
 	@cargo install -q tpchgen-cli --version $(TPCHGEN_VERSION) --locked --root $(TOOLS)
@@ -50,6 +77,11 @@ test:
 	$(GO) vet $(GOFLAGS_RIGEL) ./...
 	$(GO) build $(GOFLAGS_RIGEL) -o /dev/null ./examples/...
 	$(GO) test $(GOFLAGS_RIGEL) -count=1 ./...
+
+## plans: run the Substrait producers (make setup) on the TPC-H queries and
+## replace the committed copies under conformance/plans/<producer>-<version>-tpch.
+plans: $(DATAFUSION) $(IBIS) $(ISTHMUS)
+	RIGEL_WRITE_PLANS=1 $(GO) test $(GOFLAGS_RIGEL) -count=1 -run 'TestProducers$$' ./conformance/producers
 
 build: bin/rigel
 

@@ -162,7 +162,7 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rigel produced a plan it cannot load (a bug): %w", err)
 	}
-	root, err := translate.TranslateSplit(loaded)
+	root, err := translate.TranslateWith(loaded, translate.Options{Split: true})
 	if err != nil {
 		if errors.Is(err, translate.ErrUnsupported) || errors.Is(err, substrait.ErrNotImplemented) {
 			p.Reason = err.Error()
@@ -409,7 +409,10 @@ func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := translate.TranslateSplit(loaded)
+	// Other producers may declare column types other than the tables'
+	// (Isthmus: INTEGER keys over BIGINT columns): the translator reads the
+	// stored types and casts where that is safe.
+	root, err := translate.TranslateWith(loaded, translate.Options{Split: true, Tables: e.tables})
 	if err != nil {
 		return nil, err
 	}

@@ -89,6 +89,10 @@ func Load(p *proto.Plan) (out *Plan, err error) {
 		return nil, fmt.Errorf("%w: no plan", ErrMalformed)
 	}
 	coll := extensions.GetDefaultCollectionWithNoError()
+	// Other producers' ways of declaring functions (aliases.go).
+	if p, err = normalizeExtensions(p, coll); err != nil {
+		return nil, err
+	}
 	extSet, err := extensions.GetExtensionSet(p, coll)
 	if err != nil {
 		return nil, fmt.Errorf("%w: extensions: %v", ErrMalformed, err)

@@ -82,18 +82,18 @@ func (t *translator) joinInputs(lr, rr plan.Rel, jt physical.JoinType, condition
 	for i, e := range right.exprs {
 		joined = append(joined, gpu.Col(nl+i, e.Type))
 	}
-	j := &physical.Join{Type: jt}
 	var residual []*gpu.Expr
 	var lkeys, rkeys []*gpu.Expr
+	var nullsEqual []bool
 	for _, c := range conjuncts(condition) {
-		lk, rk, nullsEqual, isKey, err := joinKey(c, joined, nl)
+		lk, rk, ne, isKey, err := joinKey(c, joined, nl)
 		if err != nil {
 			return nil, fmt.Errorf("JoinRel condition: %w", err)
 		}
 		if isKey {
 			lkeys = append(lkeys, substitute(lk, left.exprs, 0))
 			rkeys = append(rkeys, substitute(rk, right.exprs, nl))
-			j.NullsEqual = append(j.NullsEqual, nullsEqual)
+			nullsEqual = append(nullsEqual, ne)
 			continue
 		}
 		g, err := exprConv{joined}.convert(c)
@@ -102,6 +102,16 @@ func (t *translator) joinInputs(lr, rr plan.Rel, jt physical.JoinType, condition
 		}
 		residual = append(residual, g)
 	}
+	return t.joinStreams(left, right, jt, lkeys, rkeys, nullsEqual, residual)
+}
+
+// joinStreams joins two streams on keys (expressions over each stream's
+// columns) with a residual condition over placeholder columns (0..nl-1 the
+// left stream's columns, nl.. the right's). The result has the left
+// stream's columns, then (but for semi and anti joins) the right's.
+func (t *translator) joinStreams(left, right *stream, jt physical.JoinType, lkeys, rkeys []*gpu.Expr, nullsEqual []bool, residual []*gpu.Expr) (*stream, error) {
+	nl, nr := len(left.exprs), len(right.exprs)
+	j := &physical.Join{Type: jt, NullsEqual: nullsEqual}
 	j.LeftKeys = keyColumns(left, lkeys)
 	j.RightKeys = keyColumns(right, rkeys)
 
@@ -118,6 +128,7 @@ func (t *translator) joinInputs(lr, rr plan.Rel, jt physical.JoinType, condition
 	for _, g := range residual {
 		j.Residual = and(j.Residual, gpu.Renumbered(g, shift))
 	}
+	var err error
 	if j.Left, err = t.materialize(left); err != nil {
 		return nil, err
 	}
@@ -158,6 +169,27 @@ func conjuncts(e expr.Expression) []expr.Expression {
 // expression of the left side with one of the right, returning both over
 // the placeholder columns, cast to the type they compare in.
 func joinKey(c expr.Expression, joined []*gpu.Expr, nl int) (l, r *gpu.Expr, nullsEqual, ok bool, err error) {
+	a, b, nullsEqual, ok, err := equiArgs(c, joined)
+	if !ok || err != nil {
+		// Not a key; an equality whose sides do not convert alone (a
+		// string column against a literal) is converted whole as a
+		// residual, which reports what rigel cannot run.
+		return nil, nil, false, false, nil
+	}
+	switch sa, sb := sides(a, nl), sides(b, nl); {
+	case sa == sideLeft && sb == sideRight:
+	case sa == sideRight && sb == sideLeft:
+		a, b = b, a
+	default:
+		return nil, nil, false, false, nil
+	}
+	return a, b, nullsEqual, true, nil
+}
+
+// equiArgs reports whether c is a = b or a IS NOT DISTINCT FROM b, and
+// returns a and b converted over the placeholder columns and cast to the
+// type they compare in.
+func equiArgs(c expr.Expression, joined []*gpu.Expr) (a, b *gpu.Expr, nullsEqual, ok bool, err error) {
 	f, isFn := c.(*expr.ScalarFunction)
 	if !isFn || f.NArgs() != 2 {
 		return nil, nil, false, false, nil
@@ -168,31 +200,22 @@ func joinKey(c expr.Expression, joined []*gpu.Expr, nl int) (l, r *gpu.Expr, nul
 	}
 	var args [2]*gpu.Expr
 	for i := range args {
-		a, isExpr := f.Arg(i).(expr.Expression)
+		x, isExpr := f.Arg(i).(expr.Expression)
 		if !isExpr {
 			return nil, nil, false, false, nil
 		}
-		if args[i], err = (exprConv{joined}).convert(a); err != nil {
+		if args[i], err = (exprConv{joined}).convert(x); err != nil {
 			return nil, nil, false, false, err
 		}
-	}
-	sa, sb := sides(args[0], nl), sides(args[1], nl)
-	switch {
-	case sa == sideLeft && sb == sideRight:
-	case sa == sideRight && sb == sideLeft:
-		args[0], args[1] = args[1], args[0]
-	default:
-		return nil, nil, false, false, nil
 	}
 	ct, err := commonType(args[0].Type, args[1].Type)
 	if err != nil {
 		return nil, nil, false, false, err
 	}
-	if args[0], err = cast(args[0], ct.WithNullable(args[0].Type.Nullable)); err != nil {
-		return nil, nil, false, false, err
-	}
-	if args[1], err = cast(args[1], ct.WithNullable(args[1].Type.Nullable)); err != nil {
-		return nil, nil, false, false, err
+	for i := range args {
+		if args[i], err = cast(args[i], ct.WithNullable(args[i].Type.Nullable)); err != nil {
+			return nil, nil, false, false, err
+		}
 	}
 	return args[0], args[1], fn == substrait.FnIsNotDistinctFrom, true, nil
 }

@@ -19,18 +19,25 @@ import (
 // Translate builds the physical plan of a loaded Substrait plan. The root of
 // the result produces exactly the plan's output columns, in order.
 func Translate(p *substrait.Plan) (physical.Node, error) {
-	return translate(p, false)
+	return TranslateWith(p, Options{})
 }
 
-// TranslateSplit is Translate for a consumer with a host database: each
-// relation the device cannot run becomes a physical.Fallback (DuckDB SQL)
-// over its inputs, which run on the device where they can.
-func TranslateSplit(p *substrait.Plan) (physical.Node, error) {
-	return translate(p, true)
+// Options of a translation.
+type Options struct {
+	// Split: each relation the device cannot run becomes a
+	// physical.Fallback (DuckDB SQL) over its inputs, which run on the
+	// device where they can. For a consumer with a host database.
+	Split bool
+	// Tables gives the tables' stored types; a column the plan declares
+	// with another type (Isthmus: INTEGER keys over BIGINT columns) is read
+	// at the stored type and cast (see scanStream). nil trusts the plan's
+	// declared types (rigel's own producer writes the tables' types).
+	Tables Catalog
 }
 
-func translate(p *substrait.Plan, split bool) (physical.Node, error) {
-	t := &translator{split: split}
+// TranslateWith is Translate with options.
+func TranslateWith(p *substrait.Plan, o Options) (physical.Node, error) {
+	t := &translator{split: o.Split, tables: o.Tables}
 	if err := refuseTemporalOutput(p.Root); err != nil {
 		return nil, err
 	}
@@ -41,8 +48,10 @@ func translate(p *substrait.Plan, split bool) (physical.Node, error) {
 	return t.finish(s)
 }
 
+// translator holds what the whole translation shares (Options).
 type translator struct {
-	split bool // unsupported relations become Fallback nodes
+	split  bool
+	tables Catalog
 }
 
 // stream is a relation's output not yet materialized: rows of src that pass
@@ -126,6 +135,9 @@ func (t *translator) relNoEmit(r plan.Rel) (*stream, error) {
 	case *plan.VirtualTableReadRel:
 		return t.values(x)
 	case *plan.FilterRel:
+		if cr, ok := x.Input().(*plan.CrossRel); ok && outputMapping(cr) == nil {
+			return t.filterOverCross(x, cr) // Isthmus's way to write joins
+		}
 		in, err := t.rel(x.Input())
 		if err != nil {
 			return nil, err
@@ -236,7 +248,10 @@ func (t *translator) read(r *plan.NamedTableReadRel) (*stream, error) {
 		}
 		return nil
 	}
-	s := identity(scan)
+	s, err := t.scanStream(scan, func(i int) bool { return bad[i] != nil })
+	if err != nil {
+		return nil, err
+	}
 	// A best_effort_filter may be ignored: the plan re-checks it above.
 	if f := r.Filter(); f != nil {
 		cond, err := exprConv{s.exprs}.convert(f)

@@ -72,15 +72,15 @@ func TestQ6FusesIntoOnePipeline(t *testing.T) {
 }
 
 // A subquery expression (Isthmus Q4's EXISTS with an outer reference) is
-// not run on the device. Translate refuses the plan; with TranslateSplit
+// not run on the device. Translate refuses the plan; with Options.Split
 // the Filter that holds it becomes a Fallback whose
 // reason names the subquery, over its input translated for the device;
 // everything above it (the aggregate, the sort) stays on the device.
 func TestSubqueryFallsBackPerSubtree(t *testing.T) {
 	if _, err := Translate(loadIsthmus(t, "q04")); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("Translate: got %v, want ErrUnsupported (only TranslateSplit splits)", err)
+		t.Fatalf("Translate: got %v, want ErrUnsupported (only Options.Split splits)", err)
 	}
-	root, err := TranslateSplit(loadIsthmus(t, "q04"))
+	root, err := TranslateWith(loadIsthmus(t, "q04"), Options{Split: true})
 	if err != nil {
 		t.Fatal(err)
 	}

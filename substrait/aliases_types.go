@@ -1,0 +1,328 @@
+package substrait
+
+import (
+	"fmt"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
+)
+
+// typeFixer completes a plan bottom-up, relation by relation: each function
+// call's arguments are typed by substrait-go against the input's schema;
+// a function declared without an extension (DataFusion) is placed by the
+// types of its first call; a call without an output type gets the one its
+// variant's declaration derives from the argument types.
+type typeFixer struct {
+	p        *proto.Plan
+	coll     *extensions.Collection
+	unplaced map[uint32]*extpb.SimpleExtensionDeclaration_ExtensionFunction
+	placed   map[uint32]bool
+	anchorOf func(urn string) uint32
+	extSet   extensions.Set
+	reg      expr.ExtensionRegistry
+}
+
+func (f *typeFixer) plan() error {
+	f.placed = map[uint32]bool{}
+	if err := f.rebuild(); err != nil {
+		return err
+	}
+	for i, r := range f.p.Relations {
+		in := r.GetRel()
+		if root := r.GetRoot(); root != nil {
+			in = root.Input
+		}
+		if in == nil {
+			continue
+		}
+		if err := f.rel(in); err != nil {
+			return fmt.Errorf("%w: relations[%d]: %v", ErrMalformed, i, err)
+		}
+	}
+	return nil
+}
+
+// rebuild re-reads the declarations (after a function was placed).
+func (f *typeFixer) rebuild() error {
+	set, err := extensions.GetExtensionSet(f.p, f.coll)
+	if err != nil {
+		return fmt.Errorf("%w: extensions: %v", ErrMalformed, err)
+	}
+	f.extSet = set
+	f.reg = expr.NewExtensionRegistry(set, f.coll)
+	f.reg.SetSubqueryConverter(&plan.ExpressionConverter{ExtensionRegistry: f.reg})
+	return nil
+}
+
+// schema is the output type of a (fixed) relation.
+func (f *typeFixer) schema(r *proto.Rel) (*types.RecordType, error) {
+	rel, err := plan.RelFromProto(r, f.reg)
+	if err != nil {
+		return nil, err
+	}
+	rt := rel.RecordType()
+	return &rt, nil
+}
+
+func (f *typeFixer) rel(r *proto.Rel) error {
+	if r == nil {
+		return nil
+	}
+	// fixOver fixes the relation's input(s) and returns the schema its
+	// expressions read.
+	fixOver := func(ins ...*proto.Rel) (*types.RecordType, error) {
+		var all []types.Type
+		for _, in := range ins {
+			if err := f.rel(in); err != nil {
+				return nil, err
+			}
+			s, err := f.schema(in)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, s.Types()...)
+		}
+		return types.NewRecordTypeFromTypes(all), nil
+	}
+	switch x := r.RelType.(type) {
+	case *proto.Rel_Read:
+		if x.Read.BaseSchema == nil {
+			return nil
+		}
+		ns := types.NewNamedStructFromProto(x.Read.BaseSchema)
+		s := types.NewRecordTypeFromStruct(ns.Struct)
+		return f.exprs(s, x.Read.Filter, x.Read.BestEffortFilter)
+	case *proto.Rel_Filter:
+		s, err := fixOver(x.Filter.Input)
+		if err != nil {
+			return err
+		}
+		return f.exprs(s, x.Filter.Condition)
+	case *proto.Rel_Project:
+		s, err := fixOver(x.Project.Input)
+		if err != nil {
+			return err
+		}
+		return f.exprs(s, x.Project.Expressions...)
+	case *proto.Rel_Aggregate:
+		s, err := fixOver(x.Aggregate.Input)
+		if err != nil {
+			return err
+		}
+		if err := f.exprs(s, x.Aggregate.GroupingExpressions...); err != nil {
+			return err
+		}
+		for _, g := range x.Aggregate.Groupings {
+			if err := f.exprs(s, g.GroupingExpressions...); err != nil { //nolint:staticcheck // old producers write these
+				return err
+			}
+		}
+		for _, m := range x.Aggregate.Measures {
+			if err := f.aggregate(s, m.Measure); err != nil {
+				return err
+			}
+			if err := f.exprs(s, m.Filter); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *proto.Rel_Sort:
+		s, err := fixOver(x.Sort.Input)
+		if err != nil {
+			return err
+		}
+		for _, sf := range x.Sort.Sorts {
+			if err := f.exprs(s, sf.Expr); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *proto.Rel_Join:
+		s, err := fixOver(x.Join.Left, x.Join.Right)
+		if err != nil {
+			return err
+		}
+		return f.exprs(s, x.Join.Expression, x.Join.PostJoinFilter)
+	case *proto.Rel_Cross:
+		_, err := fixOver(x.Cross.Left, x.Cross.Right)
+		return err
+	case *proto.Rel_Fetch:
+		_, err := fixOver(x.Fetch.Input)
+		return err
+	case *proto.Rel_Set:
+		for _, in := range x.Set.Inputs {
+			if err := f.rel(in); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (f *typeFixer) exprs(s *types.RecordType, es ...*proto.Expression) error {
+	for _, e := range es {
+		if err := f.expr(s, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *typeFixer) expr(s *types.RecordType, e *proto.Expression) error {
+	if e == nil {
+		return nil
+	}
+	switch x := e.RexType.(type) {
+	case *proto.Expression_ScalarFunction_:
+		sf := x.ScalarFunction
+		args, err := f.args(s, sf.Arguments)
+		if err != nil {
+			return err
+		}
+		f.dateComparison(sf, args)
+		return f.complete(sf.FunctionReference, args, &sf.OutputType)
+	case *proto.Expression_Cast_:
+		return f.expr(s, x.Cast.Input)
+	case *proto.Expression_IfThen_:
+		for _, c := range x.IfThen.Ifs {
+			if err := f.exprs(s, c.If, c.Then); err != nil {
+				return err
+			}
+		}
+		return f.expr(s, x.IfThen.Else)
+	case *proto.Expression_SingularOrList_:
+		if err := f.expr(s, x.SingularOrList.Value); err != nil {
+			return err
+		}
+		return f.exprs(s, x.SingularOrList.Options...)
+	case *proto.Expression_Subquery_:
+		switch q := x.Subquery.SubqueryType.(type) {
+		case *proto.Expression_Subquery_Scalar_:
+			return f.rel(q.Scalar.Input)
+		case *proto.Expression_Subquery_InPredicate_:
+			if err := f.exprs(s, q.InPredicate.Needles...); err != nil {
+				return err
+			}
+			return f.rel(q.InPredicate.Haystack)
+		case *proto.Expression_Subquery_SetPredicate_:
+			return f.rel(q.SetPredicate.Tuples)
+		case *proto.Expression_Subquery_SetComparison_:
+			if err := f.expr(s, q.SetComparison.Left); err != nil {
+				return err
+			}
+			return f.rel(q.SetComparison.Right)
+		}
+	}
+	return nil
+}
+
+// args fixes a call's value arguments and returns their types (nil for
+// an enum or type argument).
+func (f *typeFixer) args(s *types.RecordType, args []*proto.FunctionArgument) ([]types.Type, error) {
+	out := make([]types.Type, len(args))
+	for i, a := range args {
+		v := a.GetValue()
+		if v == nil {
+			continue
+		}
+		if err := f.expr(s, v); err != nil {
+			return nil, err
+		}
+		e, err := expr.ExprFromProto(v, s, f.reg)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e.GetType()
+	}
+	return out, nil
+}
+
+func (f *typeFixer) aggregate(s *types.RecordType, a *proto.AggregateFunction) error {
+	if a == nil {
+		return nil
+	}
+	args, err := f.args(s, a.Arguments)
+	if err != nil {
+		return err
+	}
+	return f.complete(a.FunctionReference, args, &a.OutputType)
+}
+
+// complete places an unplaced function by its first call's argument types
+// and fills a missing output type.
+func (f *typeFixer) complete(anchor uint32, args []types.Type, out **proto.Type) error {
+	if fn, ok := f.unplaced[anchor]; ok && !f.placed[anchor] {
+		v, err := placeFunction(f.coll, baseName(fn.Name), args)
+		if err != nil {
+			return err
+		}
+		fn.ExtensionUrnReference = f.anchorOf(v.URN())
+		fn.Name = v.CompoundName()
+		f.placed[anchor] = true
+		if err := f.rebuild(); err != nil {
+			return err
+		}
+	}
+	if *out != nil {
+		return nil
+	}
+	id, ok := f.extSet.DecodeFunc(anchor)
+	if !ok {
+		return fmt.Errorf("function anchor %d is not declared", anchor)
+	}
+	var v extensions.FunctionVariant
+	if sv, ok := f.coll.GetScalarFunc(id); ok {
+		v = sv
+	} else if av, ok := f.coll.GetAggregateFunc(id); ok {
+		v = av
+	} else {
+		return fmt.Errorf("function %s (%s) has no output type and no standard declaration to derive it from", id.Name, id.URN)
+	}
+	var vals []types.Type
+	for _, a := range args {
+		if a != nil {
+			vals = append(vals, a)
+		}
+	}
+	t, err := v.ResolveType(vals, f.extSet)
+	if err != nil {
+		return fmt.Errorf("function %s: output type: %v", id.Name, err)
+	}
+	*out = types.TypeToProto(t)
+	return nil
+}
+
+var comparisons = map[string]bool{"equal": true, "not_equal": true, "lt": true, "lte": true, "gt": true, "gte": true, "between": true}
+
+// dateComparison turns the string literals a comparison holds against a
+// date into dates: ibis-substrait writes l_shipdate <= '1998-09-02' with
+// the string literal as it was in the SQL (its parse_sql leaves the
+// implicit cast out), where the comparison functions take two dates.
+func (f *typeFixer) dateComparison(sf *proto.Expression_ScalarFunction, args []types.Type) {
+	id, ok := f.extSet.DecodeFunc(sf.FunctionReference)
+	if !ok || !comparisons[baseName(id.Name)] {
+		return
+	}
+	hasDate := false
+	for _, t := range args {
+		if _, ok := t.(*types.DateType); ok {
+			hasDate = true
+		}
+	}
+	if !hasDate {
+		return
+	}
+	for i, a := range sf.Arguments {
+		if d, ok := dateOfString(a.GetValue().GetLiteral()); ok {
+			sf.Arguments[i] = &proto.FunctionArgument{ArgType: &proto.FunctionArgument_Value{Value: &proto.Expression{RexType: &proto.Expression_Literal_{Literal: d}}}}
+			args[i] = &types.DateType{Nullability: types.NullabilityRequired}
+			if d.Nullable {
+				args[i] = &types.DateType{Nullability: types.NullabilityNullable}
+			}
+		}
+	}
+}
