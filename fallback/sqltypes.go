@@ -2,6 +2,7 @@ package fallback
 
 import (
 	"fmt"
+	"github.com/rigel-db/rigel/substrait"
 	"strings"
 
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -16,7 +17,11 @@ func sqlType(t types.Type) (string, error) {
 	if t == nil {
 		return "", fmt.Errorf("fallback SQL: an expression without a type")
 	}
-	return protoSQLType(types.TypeToProto(t))
+	p, err := substrait.TypeProto(t)
+	if err != nil {
+		return "", fmt.Errorf("fallback SQL: %w", err)
+	}
+	return protoSQLType(p)
 }
 
 func protoSQLType(p *proto.Type) (string, error) {

@@ -292,7 +292,11 @@ func (f *typeFixer) complete(anchor uint32, args []types.Type, out **proto.Type)
 	if err != nil {
 		return fmt.Errorf("function %s: output type: %v", id.Name, err)
 	}
-	*out = types.TypeToProto(t)
+	p, err := TypeProto(t)
+	if err != nil {
+		return fmt.Errorf("function %s: output type: %v", id.Name, err)
+	}
+	*out = p
 	return nil
 }
 

@@ -38,7 +38,11 @@ func isDateType(t types.Type) bool {
 	if t == nil {
 		return false
 	}
-	_, ok := types.TypeToProto(t).Kind.(*proto.Type_Date_)
+	p, err := substrait.TypeProto(t)
+	if err != nil {
+		return false
+	}
+	_, ok := p.Kind.(*proto.Type_Date_)
 	return ok
 }
 

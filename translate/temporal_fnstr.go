@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"github.com/rigel-db/rigel/substrait"
 	"math"
 	"math/big"
 
@@ -63,7 +64,11 @@ func temporalOf(t types.Type) (temporal, bool) {
 	}
 	var p int32 = 6
 	var out temporal
-	switch k := types.TypeToProto(t).Kind.(type) {
+	tp, err := substrait.TypeProto(t)
+	if err != nil {
+		return temporal{}, false
+	}
+	switch k := tp.Kind.(type) {
 	case *proto.Type_Timestamp_:
 		out = temporal{class: tsClass}
 	case *proto.Type_TimestampTz:

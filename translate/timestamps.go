@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"github.com/rigel-db/rigel/substrait"
 	"math/big"
 
 	"github.com/rigel-db/rigel/gpu"
@@ -59,7 +60,11 @@ func isTimestampType(t types.Type) bool {
 	if t == nil {
 		return false
 	}
-	switch types.TypeToProto(t).Kind.(type) {
+	p, err := substrait.TypeProto(t)
+	if err != nil {
+		return false
+	}
+	switch p.Kind.(type) {
 	case *proto.Type_PrecisionTimestamp_, *proto.Type_Timestamp_:
 		return true
 	}

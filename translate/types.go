@@ -2,6 +2,7 @@ package translate
 
 import (
 	"fmt"
+	"github.com/rigel-db/rigel/substrait"
 
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -13,7 +14,10 @@ func gpuType(t types.Type) (gpu.Type, error) {
 	if t == nil {
 		return gpu.Type{}, unsupported("an expression without a type")
 	}
-	p := types.TypeToProto(t)
+	p, err := substrait.TypeProto(t)
+	if err != nil {
+		return gpu.Type{}, unsupported(err.Error())
+	}
 	out := gpu.Type{Nullable: t.GetNullability() != types.NullabilityRequired}
 	switch k := p.Kind.(type) {
 	case *proto.Type_Bool:
