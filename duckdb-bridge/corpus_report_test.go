@@ -15,7 +15,6 @@ type corpusCounts struct {
 // relations, which ran as DuckDB SQL (per-subtree fallback).
 const splitMarker = "subtree(s) on DuckDB"
 
-
 func (c *corpusCounts) add(r *corpusRecord) {
 	c.queries++
 	if r.produced {
