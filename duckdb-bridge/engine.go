@@ -293,31 +293,13 @@ func (e *Engine) fallback(ctx context.Context, query string) (*Result, error) {
 		return nil, err
 	}
 	defer rr.Release()
-	rec, err := collect(rr)
+	rec, err := arrowrec.ReadAll(rr)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Record: rec, Where: OnFallback, ExecNanos: time.Since(start).Nanoseconds()}, nil
 }
 
-// collect reads a reader's batches into one record.
-func collect(rr array.RecordReader) (arrow.RecordBatch, error) {
-	var recs []arrow.RecordBatch
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	for rr.Next() {
-		r := rr.RecordBatch()
-		r.Retain()
-		recs = append(recs, r)
-	}
-	if err := rr.Err(); err != nil {
-		return nil, err
-	}
-	return arrowrec.Concat(rr.Schema(), recs)
-}
 
 // RunOnDuckDB runs a query on DuckDB alone (the oracle, and the baseline of
 // benchmarks).

@@ -69,7 +69,7 @@ func (r Runner) RunOver(ctx context.Context, query string, names []string, input
 			return err
 		}
 		defer rr.Release()
-		out, err = readAll(rr)
+		out, err = arrowrec.ReadAll(rr)
 		return err
 	})
 	if err != nil {
@@ -178,21 +178,3 @@ func goValue(a arrow.Array, i int) driver.Value {
 	return nil // not reached: arrowSQLType refused the type
 }
 
-// readAll reads a reader's batches into one record.
-func readAll(rr array.RecordReader) (arrow.RecordBatch, error) {
-	var recs []arrow.RecordBatch
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	for rr.Next() {
-		r := rr.RecordBatch()
-		r.Retain()
-		recs = append(recs, r)
-	}
-	if err := rr.Err(); err != nil {
-		return nil, err
-	}
-	return arrowrec.Concat(rr.Schema(), recs)
-}

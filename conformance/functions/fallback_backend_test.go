@@ -7,7 +7,6 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/rigel-db/rigel/fallback"
 	"github.com/rigel-db/rigel/internal/arrowrec"
 	"github.com/rigel-db/rigel/substrait"
@@ -83,21 +82,7 @@ func runSQL(ctx context.Context, db *sql.DB, q string, want expectation) execute
 		return executed{stage: "run", err: err}
 	}
 	defer rr.Release()
-	var recs []arrow.RecordBatch
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	for rr.Next() {
-		r := rr.RecordBatch()
-		r.Retain()
-		recs = append(recs, r)
-	}
-	if err := rr.Err(); err != nil {
-		return executed{stage: "run", err: err}
-	}
-	rec, err := arrowrec.Concat(rr.Schema(), recs)
+	rec, err := arrowrec.ReadAll(rr)
 	if err != nil {
 		return executed{stage: "run", err: err}
 	}

@@ -147,14 +147,10 @@ func (d *Device) emitGroups(ap *aggPlan, mod *module, cols []*column, table, key
 	if err := d.timedLaunch(mod, "rg_agg_used", grid, blockThreads, 0, args); err != nil {
 		return nil, err
 	}
-	if err := d.timedLaunch(d.util, "rg_scan", 1, 1024, 0, []uint64{uint64(ntiles), counts, offsets}); err != nil {
+	groups, err := d.scanTileCounts(counts, offsets, ntiles, "group count")
+	if err != nil {
 		return nil, err
 	}
-	var tb [8]byte
-	if err := d.copyOut(tb[:], offsets+uint64(ntiles)*8, "group count"); err != nil {
-		return nil, err
-	}
-	groups := int(binary.LittleEndian.Uint64(tb[:]))
 	args[4] = offsets
 	p := ap.p
 	for i, t := range p.OutputTypes() {

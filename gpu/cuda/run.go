@@ -106,6 +106,19 @@ func (t *temps) release() {
 	}
 }
 
+// scanTileCounts turns ntiles uint32 counts into ntiles+1 uint64 offsets
+// (util's rg_scan) and returns the total, which waits for the kernels before.
+func (d *Device) scanTileCounts(counts, offsets uint64, ntiles int, what string) (int, error) {
+	if err := d.timedLaunch(d.util, "rg_scan", 1, 1024, 0, []uint64{uint64(ntiles), counts, offsets}); err != nil {
+		return 0, err
+	}
+	var b [8]byte
+	if err := d.copyOut(b[:], offsets+uint64(ntiles)*8, what); err != nil {
+		return 0, err
+	}
+	return int(binary.LittleEndian.Uint64(b[:])), nil
+}
+
 // statusNullNotNullable is prelude.cuh's RG_NULL_NOT_NULLABLE.
 const statusNullNotNullable = 32
 
@@ -202,14 +215,9 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 		if err := d.timedLaunch(mod, "rg_count", grid, blockThreads, 0, args); err != nil {
 			return nil, err
 		}
-		if err := d.timedLaunch(d.util, "rg_scan", 1, 1024, 0, []uint64{uint64(ntiles), counts, offsets}); err != nil {
+		if total, err = d.scanTileCounts(counts, offsets, ntiles, "row count"); err != nil {
 			return nil, err
 		}
-		var tb [8]byte
-		if err := d.copyOut(tb[:], offsets+uint64(ntiles)*8, "row count"); err != nil {
-			return nil, err
-		}
-		total = int(binary.LittleEndian.Uint64(tb[:]))
 		args[len(args)-2] = offsets
 		for j, e := range p.Project {
 			c, err := d.newOutput(e.Type, total, st.dictOf(e, cols), fmt.Sprintf("pipeline output #%d (%d rows)", j, total))

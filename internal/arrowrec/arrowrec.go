@@ -41,3 +41,23 @@ func Concat(schema *arrow.Schema, recs []arrow.RecordBatch) (arrow.RecordBatch, 
 	}
 	return array.NewRecordBatch(schema, cols, tbl.NumRows()), nil
 }
+
+// ReadAll reads a reader's batches into one record (Concat of them); the
+// reader is read to its end, not released.
+func ReadAll(rr array.RecordReader) (arrow.RecordBatch, error) {
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	for rr.Next() {
+		r := rr.RecordBatch()
+		r.Retain()
+		recs = append(recs, r)
+	}
+	if err := rr.Err(); err != nil {
+		return nil, err
+	}
+	return Concat(rr.Schema(), recs)
+}
