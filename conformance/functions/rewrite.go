@@ -113,8 +113,8 @@ func parseRewritten(fsys fs.FS, p, rel string) ([]*Case, *SkippedFile, error) {
 		sk = &SkippedFile{
 			File:  rel,
 			Cases: len(left),
-			Err:   left[0].why + " (cases " + strings.Join(ids, ", ") + ")",
-			Known: "the other cases of the file are read through the rewrite of substrait-io/substrait#1043; this one is written the same way upstream",
+			Err:   left[0].why + " (" + plural(len(ids), "case") + " " + strings.Join(ids, ", ") + ")",
+			Known: "the file's other cases are read through the rewrite of substrait-io/substrait#1043; spec v0.88.0 still writes this one \"(())\", which substrait-go v8.1.1 rejects",
 		}
 	}
 	return cases, sk, nil
@@ -132,4 +132,11 @@ func parseText(text string) (tf *parser.TestFile, err error) {
 		err = fmt.Errorf("parser returned no test file")
 	}
 	return tf, err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
