@@ -68,3 +68,27 @@ func TestStatsFilesLoadAndRun(t *testing.T) {
 		}
 	}
 }
+
+// The YAML's older std_dev/variance signature takes the distribution as an
+// option (DuckDB's producer writes it so); without one, or with a rounding
+// other than TIE_TO_EVEN, rigel refuses rather than guess.
+func TestStatsOptionForm(t *testing.T) {
+	const arith = "/extensions/functions_arithmetic.yaml"
+	tests := []struct {
+		line   string
+		want   Outcome
+		reason string
+	}{
+		{"std_dev((1.0, 2.0, 3.0)::fp64) [distribution:POPULATION] = 0.816496580927726::fp64?", Pass, ""},
+		{"variance((1.0, 2.0, 3.0, null)::fp64?) [distribution:SAMPLE] = 1.0::fp64?", Pass, ""},
+		{"variance((1.0, 2.0, 3.0)::fp64) [distribution:SAMPLE] = 1.5::fp64?", Fail, "wrong value"},
+		{"std_dev((1.0, 2.0, 3.0)::fp64) = 1.0::fp64?", Unsupported, "without a distribution"},
+		{"variance((1.0, 2.0, 3.0)::fp32) [distribution:SAMPLE, rounding:FLOOR] = 1.0::fp32?", Unsupported, "rounding=FLOOR"},
+	}
+	for _, tt := range tests {
+		r := runLine(t, "AGGREGATE", arith, tt.line)
+		if r.Outcome != tt.want || !strings.Contains(r.Reason+" "+r.Detail, tt.reason) {
+			t.Errorf("%s: got %s (%s: %s), want %s (%q)", tt.line, r.Outcome, r.Reason, r.Detail, tt.want, tt.reason)
+		}
+	}
+}
