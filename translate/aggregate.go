@@ -238,6 +238,9 @@ func (b *aggBuilder) measure(argConv func(expr.Expression) (*gpu.Expr, error), m
 	if err != nil {
 		return nil, err
 	}
+	if final, ok, err := b.statsMeasure(fn, f, argConv, out); ok {
+		return final, err
+	}
 	var args []*gpu.Expr
 	for i := 0; i < f.NArgs(); i++ {
 		a, ok := f.Arg(i).(expr.Expression)

@@ -54,6 +54,12 @@ func checkAggregate(p *gpu.Pipeline) error {
 				return fmt.Errorf("aggregate %d: %s of %s gives %s, not %s", i, a.Kind, at, at.WithNullable(true), a.Type)
 			}
 		default:
+			if a.Kind.IsStatAgg() {
+				if err := checkStatAgg(i, a, at); err != nil {
+					return err
+				}
+				continue
+			}
 			return fmt.Errorf("aggregate %d: unknown aggregate %s: %w", i, a.Kind, gpu.ErrUnsupported)
 		}
 	}
@@ -65,7 +71,8 @@ type accum struct {
 	count []int64   // count(*)/count; number of non-null inputs otherwise
 	s128  []int128  // integer/decimal sums; min/max of decimal128
 	i64   []int64   // min/max of int64-stored kinds
-	f64   []float64 // float sums and min/max
+	f64   []float64 // float sums and min/max; running mean of variances
+	m2    []float64 // variances: sum of squared deviations (agg_stats.go)
 }
 
 // groupState is one worker's (or the merged) hash table and accumulators.
@@ -141,6 +148,7 @@ func (a *accum) grow(n int) {
 		a.s128 = append(a.s128, int128{})
 		a.i64 = append(a.i64, 0)
 		a.f64 = append(a.f64, 0)
+		a.m2 = append(a.m2, 0)
 	}
 }
 
@@ -246,6 +254,10 @@ func (st *groupState) update(p *gpu.Pipeline, args []*vec, gids []int32) error {
 		}
 		x := args[a]
 		at := p.Project[ag.Arg].Type
+		if ag.Kind.IsStatAgg() {
+			updateStat(acc, x, gids)
+			continue
+		}
 		switch ag.Kind {
 		case gpu.AggCount:
 			for i, g := range gids {
@@ -351,8 +363,13 @@ func mergeGroup(p *gpu.Pipeline, dst *groupState, dg int32, src *groupState, sg 
 			continue
 		}
 		first := d.count[dg] == 0
+		before := d.count[dg]
 		d.count[dg] += s.count[sg]
 		if ag.Kind == gpu.AggCountStar || ag.Kind == gpu.AggCount {
+			continue
+		}
+		if ag.Kind.IsStatAgg() {
+			mergeStat(d, dg, s, sg, before)
 			continue
 		}
 		at := p.Project[ag.Arg].Type
@@ -517,6 +534,10 @@ func (d *Device) emitGroups(pl *plan, kl *keyLayout, st *groupState) ([]gpu.Colu
 			switch ag.Kind {
 			case gpu.AggCountStar, gpu.AggCount:
 				v.i64[j], v.valid[j] = acc.count[g], true
+				continue
+			}
+			if ag.Kind.IsStatAgg() {
+				v.f64[j], v.valid[j] = statValue(ag.Kind, acc, g)
 				continue
 			}
 			if acc.count[g] == 0 {
