@@ -66,6 +66,10 @@ func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.Re
 	r := &run{x: x, st: st}
 	defer r.releaseAll()
 
+	var retype *Retype
+	if rt, ok := root.(*Retype); ok {
+		retype, root = rt, rt.Input
+	}
 	var slice *Slice
 	if s, ok := root.(*Slice); ok {
 		slice, root = s, s.Input
@@ -101,6 +105,11 @@ func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.Re
 				return nil, nil, fmt.Errorf("download result column %s: %w", names[i], err)
 			}
 			arrays[i] = a
+		}
+	}
+	if retype != nil {
+		if err := retypeArrays(retype, arrays); err != nil {
+			return nil, nil, err
 		}
 	}
 	for i, a := range arrays {
@@ -222,6 +231,8 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 			return nil, fmt.Errorf("fallback subtree: %w (%w)", err, gpu.ErrUnsupported)
 		}
 		return out, nil
+	case *Retype:
+		return nil, fmt.Errorf("%s: a retype below the root of a plan: %w", x.Describe(), gpu.ErrUnsupported)
 	case *Slice:
 		return nil, fmt.Errorf("%s: a slice below the root of a plan: %w", x.Describe(), gpu.ErrUnsupported)
 	}

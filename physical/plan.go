@@ -112,7 +112,7 @@ func Explain(root Node, where string) string {
 	walk = func(n Node, depth int) {
 		tag := where
 		switch n.(type) {
-		case *Slice:
+		case *Slice, *Retype:
 			tag = "host" // slicing an Arrow batch is bookkeeping, not compute
 		case *Fallback:
 			tag = "duckdb" // the split: this subtree runs as SQL on DuckDB

@@ -189,6 +189,9 @@ func (c exprConv) scalar(f *expr.ScalarFunction) (*gpu.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if g, ok, err := c.temporalScalar(fn, f); ok { // fn_temporal.go: timestamp and interval results
+		return g, err
+	}
 	if g, ok, err := c.numericScalar(fn, f); ok { // fn_num.go: reads its own options
 		return g, err
 	}

@@ -26,9 +26,11 @@ import (
 //   - interval_year: months.
 //
 // Such a value must never leave the plan as an Int64 or meet an operation
-// that reads it as a number: Translate refuses a plan whose output holds
-// one (refuseTemporalOutput), casts of them are refused, and literals of
-// these types are refused everywhere but in VirtualTables (values()).
+// that reads it as a number: a plan whose output holds one ends in a
+// physical.Retype that gives it its Arrow type (retype_temporal.go; a
+// split plan is refused, refuseTemporalOutput), casts of them are refused,
+// and literals of these types are refused everywhere but in VirtualTables
+// (values()).
 
 // temporal describes a temporal Substrait type.
 type temporal struct {

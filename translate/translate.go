@@ -38,14 +38,26 @@ type Options struct {
 // TranslateWith is Translate with options.
 func TranslateWith(p *substrait.Plan, o Options) (physical.Node, error) {
 	t := &translator{split: o.Split, tables: o.Tables}
-	if err := refuseTemporalOutput(p.Root); err != nil {
+	if o.Split {
+		// A split plan's root may become a DuckDB subtree, whose temporal
+		// columns the device cannot take in: such plans run whole on DuckDB.
+		if err := refuseTemporalOutput(p.Root); err != nil {
+			return nil, err
+		}
+	}
+	retype, err := temporalOutput(p.Root)
+	if err != nil {
 		return nil, err
 	}
 	s, err := t.rel(p.Root)
 	if err != nil {
 		return nil, err
 	}
-	return t.finish(s)
+	n, err := t.finish(s)
+	if err != nil {
+		return nil, err
+	}
+	return withRetype(n, retype), nil
 }
 
 // translator holds what the whole translation shares (Options).

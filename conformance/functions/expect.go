@@ -88,6 +88,9 @@ func arrowTypeFor(t types.Type) (arrow.DataType, error) {
 	case *proto.Type_String_, *proto.Type_Varchar, *proto.Type_FixedChar_:
 		return arrow.BinaryTypes.String, nil
 	}
+	if dt, ok := temporalArrowType(t); ok {
+		return dt, nil
+	}
 	return nil, fmt.Errorf("type %s has no column representation in rigel", t)
 }
 
@@ -188,6 +191,9 @@ func matchValue(lit *proto.Expression_Literal, arr arrow.Array) (bool, string) {
 	case *proto.Expression_Literal_FixedChar:
 		a, ok := arr.(*array.String)
 		return ok && a.Value(0) == x.FixedChar, fmt.Sprintf("%q", x.FixedChar)
+	}
+	if ok, want, handled := matchTemporal(lit, arr); handled {
+		return ok, want
 	}
 	return false, fmt.Sprintf("a %T literal (no comparison for it yet)", lit.LiteralType)
 }

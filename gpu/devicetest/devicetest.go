@@ -38,6 +38,7 @@ func cases() []testCase {
 	all = append(all, stringCases()...)
 	all = append(all, joinCases()...)
 	all = append(all, fnstrCases()...)
+	all = append(all, temporalCases()...)
 	return all
 }
 

@@ -238,6 +238,8 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 		return c.checkStrRow(e, argDicts)
 	case gpu.OpTimePart, gpu.OpAddMonths, gpu.OpAddDayInterval:
 		return nil, checkTemporal(e)
+	case gpu.OpAddMonthsTs:
+		return nil, checkTemporalTs(e)
 	}
 	if ok, err := checkNum(e); ok {
 		return nil, err
