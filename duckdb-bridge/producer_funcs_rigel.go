@@ -28,6 +28,12 @@ func rigelScalarRef(name string, keys []string) (funcRef, bool) {
 		// timestamp - timestamp is left out: its result, an
 		// interval_compound, cannot be named in the YAML (see there).
 		fn = "subtract"
+	case (name == "ceil" || name == "ceiling" || name == "floor" || name == "round") && keys2(keys, "dec"):
+		// DuckDB gives DECIMAL(P,0); the standard variants keep (P,S).
+		fn = map[string]string{"ceiling": "ceil"}[name]
+		if fn == "" {
+			fn = name
+		}
 	default:
 		return funcRef{}, false
 	}

@@ -15,6 +15,8 @@ var rigelFuncs = map[string]sqlFunc{
 	"strftime":       call("strftime"),
 	"add":            infix("+"),
 	"subtract":       infix("-"),
+	// Of decimals, giving DECIMAL(P,0); round halves away from zero.
+	"ceil": call("ceil"), "floor": call("floor"), "round": call("round"),
 }
 
 // rigelScalar looks up a function of rigel's extension by its URN, so that a

@@ -32,6 +32,8 @@ func TestRigelExtensionRoundTrips(t *testing.T) {
 		"subtract:date_any":       "SELECT o_orderkey, o_orderdate - INTERVAL '36 hours' FROM orders WHERE o_orderkey < 200",
 		"add:date_i32":            "SELECT o_orderkey, o_orderdate + 40 FROM orders WHERE o_orderkey < 200",
 		"subtract:date_date":      "SELECT o_orderkey, o_orderdate - DATE '1995-03-15' FROM orders WHERE o_orderkey < 200",
+		"ceil:dec":                "SELECT o_orderkey, ceil(o_totalprice), floor(-o_totalprice), ceiling(-o_totalprice) FROM orders WHERE o_orderkey < 200",
+		"round:dec":               "SELECT o_orderkey, round(o_totalprice), round(-o_totalprice) FROM orders WHERE o_orderkey < 2000",
 		"min:str":                 "SELECT n_regionkey, min(n_name), max(n_comment) FROM nation GROUP BY n_regionkey",
 		"max:str":                 "SELECT max(c_name) FROM customer WHERE c_custkey < 0",
 		"date_trunc:str_pts":      "SELECT o_orderkey, date_trunc('hour', CAST(o_orderdate AS TIMESTAMP) + INTERVAL 90 MINUTE) FROM orders WHERE o_orderkey < 100",

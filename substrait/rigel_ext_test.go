@@ -34,7 +34,8 @@ func TestRigelCollection(t *testing.T) {
 	}
 	for _, n := range []string{"regexp_matches:str_str", "date_trunc:str_date", "date_trunc:str_pts",
 		"date_diff:str_date_date", "date_diff:str_pts_pts", "strftime:date_str", "strftime:pts_str",
-		"add:date_any", "add:pts_any", "add:date_i32", "subtract:date_any", "subtract:pts_any", "subtract:date_date"} {
+		"add:date_any", "add:pts_any", "add:date_i32", "subtract:date_any", "subtract:pts_any", "subtract:date_date",
+		"ceil:dec", "floor:dec", "round:dec"} {
 		if _, ok := c.GetScalarFunc(extensions.ID{URN: RigelURN, Name: n}); !ok {
 			t.Errorf("rigel's extension has no scalar %s", n)
 		}
