@@ -124,3 +124,32 @@ func rigelCalls(r plan.Rel) []extensions.ID {
 	}
 	return out
 }
+
+// A plan with a function of rigel's extension runs on the device with that
+// part on DuckDB (per-subtree fallback), naming the function, and gives
+// DuckDB's answer.
+func TestRigelFunctionSplits(t *testing.T) {
+	eng := tpchEngine(t)
+	ctx := context.Background()
+	for _, c := range []struct{ query, reason string }{
+		{"SELECT c_mktsegment, count(*) FROM customer WHERE regexp_matches(c_phone, '^1[0-5]') GROUP BY 1 ORDER BY 1", "regexp_matches"},
+		{"SELECT o_orderpriority, min(o_clerk) AS lo, max(o_clerk) AS hi FROM orders GROUP BY 1 ORDER BY 1", "min:str"},
+	} {
+		res, err := eng.Query(ctx, c.query)
+		if err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		if res.Where != duckdbbridge.OnHost || !strings.Contains(res.Reason, "subtree(s) on DuckDB") || !strings.Contains(res.Reason, c.reason) {
+			t.Errorf("%s: ran on %s (%s), want the device with a DuckDB subtree for %s", c.query, res.Where, res.Reason, c.reason)
+		}
+		oracle, err := eng.RunOnDuckDB(ctx, c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := arrowfmt.Compare(res.Record, oracle.Record, true); err != nil {
+			t.Errorf("%s: differs from DuckDB: %v", c.query, err)
+		}
+		res.Release()
+		oracle.Release()
+	}
+}
