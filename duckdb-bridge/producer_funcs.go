@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	pbext "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
@@ -44,9 +45,10 @@ type extRegistry struct {
 }
 
 func newExtRegistry() (*extRegistry, error) {
-	c, err := extensions.GetDefaultCollection()
+	// The standard extensions and rigel's own (substrait/rigel_ext.go).
+	c, err := substrait.Collection()
 	if err != nil {
-		return nil, fmt.Errorf("duckdb plan: loading Substrait's standard extensions: %w", err)
+		return nil, fmt.Errorf("duckdb plan: loading the Substrait extensions: %w", err)
 	}
 	return &extRegistry{coll: c, urnAnchors: map[string]uint32{}, funcs: map[string]uint32{}}, nil
 }
@@ -175,6 +177,11 @@ func scalarRef(name string, args []colType) (funcRef, error) {
 	for _, k := range keys {
 		allStr = allStr && k == "str"
 	}
+	// rigel's extension first: its + and - of dates would otherwise be
+	// refused as arithmetic; it declares no variant a standard one has.
+	if f, ok := rigelScalarRef(name, keys); ok {
+		return f, nil
+	}
 	switch {
 	case name == "+" && len(args) == 2:
 		return arithmeticRef("add", name, args)
@@ -269,6 +276,10 @@ func aggregateRef(name string, args []colType) (funcRef, error) {
 			return funcRef{urnArithmeticDec, name + ":dec", nil}, nil
 		case k == "date" || k == "time" || k == "pts" || k == "ptstz":
 			return funcRef{urnDatetime, name + ":" + k, nil}, nil
+		}
+		// No standard min/max of strings or compound intervals.
+		if f, ok := rigelAggregateRef(name, k); ok {
+			return f, nil
 		}
 	case "stddev", "stddev_samp", "stddev_pop", "var_samp", "var_pop", "variance":
 		// DuckDB computes them over DOUBLE; stddev and variance are the

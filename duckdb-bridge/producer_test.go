@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -81,7 +81,8 @@ func produceAndLoad(t *testing.T, db *sql.DB, conn *sql.Conn, query string) (*pb
 	if err != nil {
 		t.Fatalf("ProducePlan(%s): %v", query, err)
 	}
-	coll, err := extensions.GetDefaultCollection()
+	// The standard extensions and rigel's (substrait/rigel_ext.go).
+	coll, err := substrait.Collection()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestUnsupported(t *testing.T) {
 		{"SELECT sum(a) FILTER (WHERE a > 3) OVER () FROM t", "window function FILTER"},
 		{"SELECT sum(a) OVER (ORDER BY a GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", "window frame"},
 		{"SELECT * FROM range(10)", "table function range"},
-		{"SELECT min(s) FROM t", "function min(VARCHAR)"},
+		{"SELECT left(s, 2) FROM t", "function left(VARCHAR, BIGINT)"},
 	}
 	for _, c := range cases {
 		_, err := ProducePlan(context.Background(), conn, c.query)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rigel-db/rigel/substrait"
 	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -23,8 +24,12 @@ import (
 
 const legacyURIPrefix = "https://github.com/substrait-io/substrait/raw/v0.87.0/extensions/"
 
-// legacyURI is the URI of the standard extension file a URN names.
+// legacyURI is the URI of the standard extension file a URN names, or of
+// rigel's own extension YAML in its repository.
 func legacyURI(urn string) string {
+	if urn == substrait.RigelURN {
+		return substrait.RigelURI
+	}
 	return legacyURIPrefix + strings.TrimPrefix(urn, "extension:io.substrait:") + ".yaml"
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 )
@@ -257,7 +258,10 @@ func (w *Writer) scalar(f *expr.ScalarFunction, sc *scope) (string, error) {
 			s = "(" + strings.Join(args, " || ") + ")"
 		}
 	default:
-		fn, ok := scalarFuncs[name]
+		fn, ok := rigelScalar(f.ID().URN, name) // sqlfuncs_rigel.go
+		if !ok && f.ID().URN != substrait.RigelURN {
+			fn, ok = scalarFuncs[name]
+		}
 		if !ok {
 			return "", fmt.Errorf("fallback SQL: function %s (%s) has no DuckDB form here", name, f.ID().URN)
 		}

@@ -322,13 +322,15 @@ func eachScalarFunction(m pb.Message, f func(*proto.Expression_ScalarFunction)) 
 // it returns the first of all.
 func placeFunction(coll *extensions.Collection, name string, args []types.Type) (extensions.FunctionVariant, error) {
 	var cands []extensions.FunctionVariant
+	// rigel's own extension is left out: another producer's name means
+	// the standard function, never a DuckDB one of the same name.
 	for _, v := range coll.GetAllScalarFunctions() {
-		if v.Name() == name {
+		if v.Name() == name && v.URN() != RigelURN {
 			cands = append(cands, v)
 		}
 	}
 	for _, v := range coll.GetAllAggregateFunctions() {
-		if v.Name() == name {
+		if v.Name() == name && v.URN() != RigelURN {
 			cands = append(cands, v)
 		}
 	}

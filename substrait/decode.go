@@ -88,7 +88,11 @@ func Load(p *proto.Plan) (out *Plan, err error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: no plan", ErrMalformed)
 	}
-	coll := extensions.GetDefaultCollectionWithNoError()
+	// The standard extensions and rigel's own (rigel_ext.go).
+	coll, err := Collection()
+	if err != nil {
+		return nil, fmt.Errorf("loading the extension collection: %w", err)
+	}
 	// Other producers' ways of declaring functions (aliases.go).
 	if p, err = normalizeExtensions(p, coll); err != nil {
 		return nil, err
