@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
 	pb "google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
