@@ -136,6 +136,8 @@ func (w *Writer) relBody(r plan.Rel, outer *scope, leaves bool) (string, error) 
 		return w.namedRead(x, outer)
 	case *plan.VirtualTableReadRel:
 		return w.values(x, outer)
+	case *plan.LocalFileReadRel:
+		return w.localFiles(x, outer)
 	case *plan.FilterRel:
 		src, a, err := w.from(x.Input(), outer, leaves)
 		if err != nil {
@@ -499,6 +501,13 @@ func (w *Writer) set(x *plan.SetRel, outer *scope, leaves bool) (string, error) 
 		body = strings.Join(parts, " INTERSECT ")
 	case plan.SetOpIntersectionPrimary:
 		body = parts[0] + " INTERSECT (" + strings.Join(parts[1:], " UNION ALL ") + ")"
+	case proto.SetRel_SET_OP_MINUS_PRIMARY_ALL:
+		// max(0, m - (n1 + ... + nk)) copies: EXCEPT ALL, one secondary
+		// input after the other.
+		body = strings.Join(parts, " EXCEPT ALL ")
+	case proto.SetRel_SET_OP_INTERSECTION_MULTISET_ALL:
+		// min(m, n1, ..., nk) copies: INTERSECT ALL of every input.
+		body = strings.Join(parts, " INTERSECT ALL ")
 	default:
 		return "", fmt.Errorf("fallback SQL: set operation %s has no DuckDB form here", x.Op())
 	}

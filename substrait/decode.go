@@ -93,6 +93,10 @@ func Load(p *proto.Plan) (out *Plan, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the extension collection: %w", err)
 	}
+	// Relations substrait-go cannot load, in forms it can (relations.go).
+	if p, err = rewriteRelations(p); err != nil {
+		return nil, err
+	}
 	// Other producers' ways of declaring functions (aliases.go).
 	if p, err = normalizeExtensions(p, coll); err != nil {
 		return nil, err

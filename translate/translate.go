@@ -178,6 +178,9 @@ func (t *translator) relNoEmit(r plan.Rel) (*stream, error) {
 			if err != nil {
 				return nil, fmt.Errorf("ProjectRel expression %d: %w", i, err)
 			}
+			if err := refuseDictConst(g); err != nil {
+				return nil, fmt.Errorf("ProjectRel expression %d: %w", i, err)
+			}
 			out = append(out, g)
 		}
 		in.exprs = out

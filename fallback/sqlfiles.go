@@ -1,0 +1,150 @@
+package fallback
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/rigel-db/rigel/substrait"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
+)
+
+// localFiles writes a ReadRel of LocalFiles as DuckDB's file readers:
+// Parquet through read_parquet (columns by name, as a Parquet file names
+// them), delimiter-separated text through read_csv with the plan's
+// delimiter, quote, escape, header lines and null value (columns by
+// position, typed by the base schema). Other formats, byte ranges of a file
+// and mixed formats are refused by name: there is no exact DuckDB reading
+// of them (Arrow IPC files need an extension DuckDB does not ship with).
+func (w *Writer) localFiles(x *plan.LocalFileReadRel, outer *scope) (string, error) {
+	items := x.ToProto().GetRead().GetLocalFiles().GetItems()
+	if len(items) == 0 {
+		return "", fmt.Errorf("fallback SQL: a LocalFiles read without files")
+	}
+	base := x.BaseSchema()
+	if len(base.Names) != len(base.Struct.Types) {
+		return "", fmt.Errorf("fallback SQL: LocalFiles read with a nested base schema")
+	}
+	var paths []string
+	format := ""
+	var text *proto.ReadRel_LocalFiles_FileOrFiles_DelimiterSeparatedTextReadOptions
+	for i, it := range items {
+		if it.Start != 0 || it.Length != 0 {
+			return "", fmt.Errorf("fallback SQL: LocalFiles item %d reads a byte range of its file (start %d, length %d), which DuckDB's readers cannot", i, it.Start, it.Length)
+		}
+		p, err := localPath(it)
+		if err != nil {
+			return "", fmt.Errorf("fallback SQL: LocalFiles item %d: %w", i, err)
+		}
+		paths = append(paths, quote(p))
+		f := ""
+		switch ff := it.FileFormat.(type) {
+		case *proto.ReadRel_LocalFiles_FileOrFiles_Parquet:
+			f = "parquet"
+		case *proto.ReadRel_LocalFiles_FileOrFiles_Extension:
+			if ff.Extension.GetTypeUrl() != substrait.TextFileFormatURL {
+				return "", fmt.Errorf("fallback SQL: LocalFiles item %d: file format extension %s is unknown to rigel", i, ff.Extension.GetTypeUrl())
+			}
+			t := &proto.ReadRel_LocalFiles_FileOrFiles_DelimiterSeparatedTextReadOptions{}
+			if err := ff.Extension.UnmarshalTo(t); err != nil {
+				return "", fmt.Errorf("fallback SQL: LocalFiles item %d: text options: %v", i, err)
+			}
+			f, text = "text", t
+		case *proto.ReadRel_LocalFiles_FileOrFiles_Arrow:
+			return "", fmt.Errorf("fallback SQL: LocalFiles item %d: Arrow IPC files are not read: DuckDB has no built-in Arrow IPC file reader", i)
+		case *proto.ReadRel_LocalFiles_FileOrFiles_Orc:
+			return "", fmt.Errorf("fallback SQL: LocalFiles item %d: ORC files are not read: DuckDB has no ORC reader", i)
+		case *proto.ReadRel_LocalFiles_FileOrFiles_Dwrf:
+			return "", fmt.Errorf("fallback SQL: LocalFiles item %d: DWRF files are not read: DuckDB has no DWRF reader", i)
+		default:
+			return "", fmt.Errorf("fallback SQL: LocalFiles item %d names no file format", i)
+		}
+		if format != "" && f != format {
+			return "", fmt.Errorf("fallback SQL: LocalFiles items of different formats (%s, %s) in one read", format, f)
+		}
+		format = f
+	}
+	list := "[" + strings.Join(paths, ", ") + "]"
+	a := w.alias()
+	sc := &scope{cols: make([]string, len(base.Names)), outer: outer}
+	var src string
+	switch format {
+	case "parquet":
+		for i, n := range base.Names {
+			t, err := sqlType(base.Struct.Types[i])
+			if err != nil {
+				return "", fmt.Errorf("column %s: %w", n, err)
+			}
+			sc.cols[i] = "CAST(" + a + "." + ident(n) + " AS " + t + ")"
+		}
+		src = "read_parquet(" + list + ") AS " + a
+	case "text":
+		// Every column is read as text and cast, so that the values are
+		// parsed by the plan's types, not by DuckDB's guesses.
+		cols := make([]string, len(base.Names))
+		for i, n := range base.Names {
+			t, err := sqlType(base.Struct.Types[i])
+			if err != nil {
+				return "", fmt.Errorf("column %s: %w", n, err)
+			}
+			cols[i] = fmt.Sprintf("'c%d': 'VARCHAR'", i)
+			sc.cols[i] = fmt.Sprintf("CAST(%s.c%d AS %s)", a, i, t)
+		}
+		opts := []string{"columns = {" + strings.Join(cols, ", ") + "}", "auto_detect = false", "header = false",
+			fmt.Sprintf("skip = %d", text.HeaderLinesToSkip), "delim = " + quote(text.FieldDelimiter)}
+		if text.Quote != "" {
+			opts = append(opts, "quote = "+quote(text.Quote))
+		}
+		if text.Escape != "" {
+			opts = append(opts, "escape = "+quote(text.Escape))
+		}
+		if text.MaxLineSize > 0 {
+			opts = append(opts, fmt.Sprintf("max_line_size = %d", text.MaxLineSize))
+		}
+		if text.ValueTreatedAsNull != nil {
+			opts = append(opts, "nullstr = "+quote(*text.ValueTreatedAsNull))
+		} else {
+			// Without value_treated_as_null no value is null: an empty
+			// field is the empty string.
+			opts = append(opts, "allow_quoted_nulls = false", "nullstr = []")
+		}
+		src = "read_csv(" + list + ", " + strings.Join(opts, ", ") + ") AS " + a
+	}
+	return w.readBody(x, sc, src)
+}
+
+// localPath is the DuckDB path (or glob) of a LocalFiles item: file://
+// URIs become paths, a folder all the files in it.
+func localPath(it *proto.ReadRel_LocalFiles_FileOrFiles) (string, error) {
+	var u string
+	folder := false
+	switch p := it.PathType.(type) {
+	case *proto.ReadRel_LocalFiles_FileOrFiles_UriPath:
+		u = p.UriPath
+	case *proto.ReadRel_LocalFiles_FileOrFiles_UriFile:
+		u = p.UriFile
+	case *proto.ReadRel_LocalFiles_FileOrFiles_UriPathGlob:
+		u = p.UriPathGlob
+	case *proto.ReadRel_LocalFiles_FileOrFiles_UriFolder:
+		u, folder = p.UriFolder, true
+	default:
+		return "", fmt.Errorf("no path")
+	}
+	if strings.HasPrefix(u, "file:") {
+		pu, err := url.Parse(u)
+		if err != nil {
+			return "", fmt.Errorf("URI %q: %v", u, err)
+		}
+		if pu.Host != "" && pu.Host != "localhost" {
+			return "", fmt.Errorf("URI %q names another host", u)
+		}
+		u = pu.Path
+	} else if i := strings.Index(u, "://"); i > 0 {
+		return "", fmt.Errorf("URI %q: only local files (file:// or a path) are read", u)
+	}
+	if folder {
+		u = strings.TrimSuffix(u, "/") + "/*"
+	}
+	return u, nil
+}
