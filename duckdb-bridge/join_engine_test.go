@@ -43,6 +43,12 @@ var deviceJoinQueries = []string{
 	"SELECT a, bi IN (SELECT bi FROM t WHERE a < 0) FROM t",
 	"SELECT x.a FROM t x WHERE x.a < 20 OR x.bi IN (SELECT y.bi FROM t y WHERE y.d = x.d)",
 	"SELECT x.a, x.bi IN (SELECT y.bi FROM t y WHERE y.d = x.d AND y.a <> 7) FROM t x",
+	// cross products with a one-row side (listed on the device), also an
+	// empty other side and a one-row side of nulls
+	"SELECT a, b FROM t WHERE bi > (SELECT avg(bi) FROM t)",
+	"SELECT a, x.total FROM t, (SELECT sum(bi) AS total FROM t WHERE a > 1000) x",
+	"SELECT a, m FROM (SELECT a FROM t WHERE a > 1000) y, (SELECT max(a) AS m FROM t) x",
+	"SELECT m, a FROM (SELECT max(a) AS m FROM t) x, t WHERE a < m - 150",
 	// set operations
 	"SELECT b FROM t WHERE a < 50 UNION ALL SELECT b FROM t WHERE a > 150",
 	"SELECT b, d FROM t WHERE a < 100 UNION SELECT b, d FROM t WHERE a > 20",

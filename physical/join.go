@@ -177,6 +177,9 @@ func (r *run) candidates(ctx context.Context, j *Join, left, right []gpu.Column,
 }
 
 func (r *run) crossPairs(ctx context.Context, nl, nr int) (gpu.Column, gpu.Column, error) {
+	if nl == 1 || nr == 1 {
+		return r.broadcastPairs(ctx, nl, nr)
+	}
 	if int64(nl)*int64(nr) > MaxCrossPairs {
 		return nil, nil, fmt.Errorf("a join without equal keys over %d x %d rows (more than %d pairs): %w", nl, nr, MaxCrossPairs, gpu.ErrUnsupported)
 	}
@@ -202,6 +205,38 @@ func (r *run) crossPairs(ctx context.Context, nl, nr int) (gpu.Column, gpu.Colum
 		r.keep([]gpu.Column{c})
 	}
 	return cols[0], cols[1], nil
+}
+
+// broadcastPairs lists the pairs of a cross product with a one-row side
+// (a scalar subquery's result, TPC-H Q11 and Q22) on the device: the other
+// side's rows in order (the unmatched rows of an empty index) beside a
+// column of zeros. Listing them on the host and uploading cost more than the
+// whole rest of those queries.
+func (r *run) broadcastPairs(ctx context.Context, nl, nr int) (gpu.Column, gpu.Column, error) {
+	empty := array.NewInt32Builder(memory.DefaultAllocator).NewArray()
+	defer empty.Release()
+	none, err := r.x.Dev.Upload(ctx, empty)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.keep([]gpu.Column{none})
+	rows, err := r.unmatched(ctx, none, nl*nr) // one side has one row
+	if err != nil {
+		return nil, nil, err
+	}
+	zeros, err := r.x.Dev.Run(ctx, &gpu.Pipeline{
+		Inputs:  []gpu.Type{gpu.JoinIndexType},
+		Project: []*gpu.Expr{gpu.Const(gpu.JoinIndexType, gpu.Value{})},
+		Sink:    gpu.SinkMaterialize,
+	}, []gpu.Column{rows})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.keep(zeros)
+	if nr == 1 {
+		return rows, zeros[0], nil
+	}
+	return zeros[0], rows, nil
 }
 
 // residual keeps the pairs for which j.Residual holds: the columns it

@@ -10,6 +10,8 @@
 #   sanitize: compute-sanitizer memcheck over the CUDA device battery (short)
 #   sanitize-tpch: compute-sanitizer memcheck, then racecheck, over the 22
 #          TPC-H queries at SF1 on the GPU (TestTPCHCuda)
+#   trace: per-node and per-kernel times (RIGEL_TRACE=1) of the queries in
+#          RIGEL_BENCH_QUERIES at SF10, 2 runs each, into $OUT/trace-sf10.log
 #   leak: 1,000 TPC-H queries at SF1 in a row; device memory must not grow
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -76,6 +78,11 @@ if has sanitize; then
     step memcheck "$cs" --tool memcheck --leak-check full --error-exitcode 3 ./cuda.test -test.run 'TestBattery|TestThreadHopping' -test.short -test.count=1
     grep -E "ERROR SUMMARY|LEAK SUMMARY|^(--- FAIL|FAIL|ok|PASS)" "$out/memcheck.log" | tail -8
   fi
+fi
+if has trace; then
+  [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
+  RIGEL_TRACE=1 step trace-sf10 ./rigel bench tpch --db "$data/tpch-sf10.duckdb" --device cuda --queries "${RIGEL_BENCH_QUERIES:-all}" --runs 2 --out "$out/trace-sf10.md"
+  cat "$out/trace-sf10.md"
 fi
 if has sanitize-tpch || has leak; then
   [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
