@@ -294,7 +294,7 @@ func (p *Pipeline) String() string {
 
 // MaxSortRows is the largest input a device must sort; above it Sort may
 // return ErrUnsupported (the engine then runs the query elsewhere).
-const MaxSortRows = 1 << 17
+const MaxSortRows = 1 << 28
 
 // SortKey orders rows by one column.
 type SortKey struct {

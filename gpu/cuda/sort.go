@@ -7,8 +7,8 @@ import (
 	"github.com/rigel-db/rigel/gpu"
 )
 
-// maxSortRows bounds the O(n^2) rank kernel (about 1.7e10 comparisons at
-// the bound); larger sorts are left to the engine's host device.
+// maxSortRows bounds the sort (its row lists are uint32 and padded to a
+// power of two); larger sorts are left to the engine's host device.
 const maxSortRows = gpu.MaxSortRows
 
 // sortKind codes match the SK_* constants of kernels/util.cu.
@@ -36,7 +36,7 @@ func sortKind(k gpu.Kind) uint64 {
 
 // Top-k (ORDER BY ... LIMIT k with k <= maxTopK) over more than
 // topKThreshold rows: each tile of topKTile rows keeps its best k
-// (rg_topk_block), tile after tile until few rows are left, and the rank
+// (rg_topk_block), tile after tile until few rows are left, and the full
 // sort orders those survivors.
 const (
 	topKTile      = 2048 // RG_TOPK_TILE
@@ -44,7 +44,7 @@ const (
 	topKThreshold = 16384
 )
 
-// Sort orders the columns by keys (stable) with a rank kernel and gathers
+// Sort orders the columns by keys (stable) with a bitonic sort and gathers
 // every column into new ones; limit > 0 keeps the first limit rows.
 func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
 	if err := ctx.Err(); err != nil {
@@ -84,7 +84,6 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 	if err != nil {
 		return nil, err
 	}
-	args := append([]uint64{uint64(n), uint64(len(keys)), 0}, kargs...)
 	outN := n
 	if limit > 0 && limit < n {
 		outN = limit
@@ -99,15 +98,11 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 		return nil, fmt.Errorf("sort: %w", err)
 	}
 	if n > 0 {
-		rank, err := tmp.get(int64(n)*4, "sort ranks")
+		rank, err := d.sortRanks(n, len(keys), kargs, tmp)
 		if err != nil {
 			return fail(err)
 		}
-		args[2] = rank
 		grid := d.gridFor(int64(n), blockThreads)
-		if err := d.timedLaunch(d.util, "rg_sort_rank", grid, blockThreads, 0, args); err != nil {
-			return fail(err)
-		}
 		// One gather launch moves every output buffer (a launch each cost
 		// more than the work for the small results sorts see).
 		g := []uint64{uint64(n), uint64(outN), rank, 0}
@@ -145,6 +140,40 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// sortRanks returns each row's place in the sorted order (a temp of n
+// uint32): a bitonic sort of the row list (util.cu: rg_bitonic_tiles, then
+// per size rg_bitonic_step and rg_bitonic_merge), then rg_order_rank.
+func (d *Device) sortRanks(n, nkeys int, kargs []uint64, tmp *temps) (uint64, error) {
+	N := max(topKTile, nextPow2(n))
+	order, err := tmp.get(int64(N)*4, "sort order")
+	if err != nil {
+		return 0, err
+	}
+	rank, err := tmp.get(int64(n)*4, "sort ranks")
+	if err != nil {
+		return 0, err
+	}
+	args := append([]uint64{uint64(n), uint64(N), order, 0, 0, uint64(nkeys)}, kargs...)
+	tiles := min(N/topKTile, d.sms*8)
+	if err := d.timedLaunch(d.util, "rg_bitonic_tiles", tiles, blockThreads, 0, args); err != nil {
+		return 0, err
+	}
+	for k := 2 * topKTile; k <= N; k <<= 1 {
+		args[3] = uint64(k)
+		for j := k / 2; j >= topKTile; j >>= 1 {
+			args[4] = uint64(j)
+			if err := d.timedLaunch(d.util, "rg_bitonic_step", d.gridFor(int64(N/2), blockThreads), blockThreads, 0, args); err != nil {
+				return 0, err
+			}
+		}
+		if err := d.timedLaunch(d.util, "rg_bitonic_merge", tiles, blockThreads, 0, args); err != nil {
+			return 0, err
+		}
+	}
+	err = d.timedLaunch(d.util, "rg_order_rank", d.gridFor(int64(n), blockThreads), blockThreads, 0, []uint64{uint64(n), order, rank})
+	return rank, err
 }
 
 // keyArgs are the sort kernels' four words per key.

@@ -16,6 +16,7 @@ func sortCases() []testCase {
 		{"sort/random_stable", testSortRandom},
 		{"sort/empty", testSortEmpty},
 		{"sort/top_k_large", testSortTopKLarge},
+		{"sort/full_large", testSortFullLarge},
 	}
 }
 
@@ -120,13 +121,16 @@ func testSortEmpty(t *testing.T, dev gpu.Device) {
 	expectRows(t, sortRows(t, dev, cols, []gpu.SortKey{{Col: 1}, {Col: 0}}, 10), nil, true)
 }
 
-// testSortTopKLarge: ORDER BY ... LIMIT k over more rows than a full sort
-// takes on every device (MaxSortRows), with many ties, nulls and a string
-// key; the first k rows must be those of a stable sort.
-func testSortTopKLarge(t *testing.T, dev gpu.Device) {
-	n := 3 * gpu.MaxSortRows
+// testSortTopKLarge: ORDER BY ... LIMIT k over many rows (top-k's tiles),
+// with many ties, nulls and a string key; the first k rows must be those of
+// a stable sort.
+func testSortTopKLarge(t *testing.T, dev gpu.Device) { sortLarge(t, dev, false) }
+
+// sortLarge sorts random rows, keeping top-k prefixes or (full) all of them.
+func sortLarge(t *testing.T, dev gpu.Device, full bool) {
+	n := 393217 // 3 * 2^17 + 1
 	if testing.Short() {
-		n = gpu.MaxSortRows + 1000
+		n = 132073
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	type row struct {
@@ -160,11 +164,28 @@ func testSortTopKLarge(t *testing.T, dev gpu.Device) {
 		return x.s < y.s
 	})
 	keys := []gpu.SortKey{{Col: 0, Descending: true}, {Col: 1}}
-	for _, limit := range []int{1, 100, 256} {
+	limits := []int{1, 100, 256}
+	if full {
+		limits = []int{0, n - 3}
+	}
+	for _, limit := range limits {
 		var want []string
-		for _, r := range rows[:limit] {
-			want = append(want, Row(I(r.a), S(r.s), I(r.id)))
+		keep := rows
+		if limit > 0 {
+			keep = rows[:limit]
+		}
+		for _, r := range keep {
+			a := NullCell
+			if !r.aNull {
+				a = I(r.a)
+			}
+			want = append(want, Row(a, S(r.s), I(r.id)))
 		}
 		expectRows(t, sortRows(t, dev, cols, keys, limit), want, true)
 	}
 }
+
+// testSortFullLarge: a whole sort (and one with a limit above top-k's)
+// over more rows than one power of two, with ties, nulls and a string key;
+// the order must be that of a stable sort.
+func testSortFullLarge(t *testing.T, dev gpu.Device) { sortLarge(t, dev, true) }

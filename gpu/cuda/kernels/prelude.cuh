@@ -99,7 +99,10 @@ __device__ __forceinline__ uint64_t rg_f64_key(double d) {
 // 128-bit min/max under a per-accumulator spin lock (words: lo, hi, lock).
 // Independent thread scheduling (sm_70+) makes the lock safe within a warp.
 __device__ __forceinline__ void rg_atomic_minmax128(uint64_t *w, i128 v, bool isMax) {
-    while (atomicCAS((unsigned long long *)&w[2], 0ull, 1ull) != 0ull) {
+    // Back off while another thread holds the lock: a storm of CAS on one
+    // word slows the holder too.
+    for (unsigned ns = 32; atomicCAS((unsigned long long *)&w[2], 0ull, 1ull) != 0ull; ns = ns < 1024 ? ns * 2 : ns) {
+        __nanosleep(ns);
     }
     __threadfence();
     volatile uint64_t *vw = w;

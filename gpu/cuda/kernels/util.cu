@@ -121,23 +121,82 @@ extern "C" __global__ void __launch_bounds__(256) rg_topk_block(const Args A) {
     }
 }
 
-// rg_sort_rank: rank[i] = number of rows ordered before row i (ties broken
-// by row index, so the order is stable). O(n^2): meant for small inputs.
-// Args: n, nkeys, rank, then 4 words per key: data, valid, kind, flags
-// (bit 0 desc, bit 1 nulls first).
-extern "C" __global__ void __launch_bounds__(256) rg_sort_rank(const Args A) {
-    const uint64_t n = A.a[0];
-    const int nk = (int)A.a[1];
-    uint32_t *rank = (uint32_t *)A.a[2];
-    SortKey keys[8];
-    rg_load_sort_keys(A, 3, nk, keys);
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
-        uint32_t r = 0;
-        for (uint64_t j = 0; j < n; j++) {
-            if (rg_row_cmp(keys, nk, (uint32_t)j, (uint32_t)i) < 0) r++;
+// Full sort: a bitonic network over a row list padded to a power of two
+// (0xffffffff pads sort after every row), O(n log^2 n) comparisons.
+// rg_bitonic_tiles sorts each RG_TOPK_TILE slice in shared memory (every
+// stage up to the tile size); then for each larger size k, rg_bitonic_step
+// runs the strides >= the tile in global memory and rg_bitonic_merge the
+// smaller ones in shared memory. A slice at position pos sorts ascending
+// when (pos & k) == 0, so the whole list ends ascending. Args of all three:
+// n (rows), N (padded length), order, k, j, nkeys, then 4 words per key.
+__device__ __forceinline__ void rg_bitonic_shared(uint32_t *s, uint64_t base, uint64_t k, int j0, const SortKey *keys, int nk) {
+    for (int j = j0; j > 0; j >>= 1) {
+        for (int t = threadIdx.x; t < RG_TOPK_TILE / 2; t += blockDim.x) {
+            const int pos = 2 * t - (t & (j - 1)), other = pos + j;
+            const bool asc = ((base + pos) & k) == 0;
+            const uint32_t a = s[pos], b = s[other];
+            const int c = rg_row_cmp(keys, nk, a, b);
+            if (c != 0 && (c > 0) == asc) { s[pos] = b; s[other] = a; }
         }
-        rank[i] = r;
+        __syncthreads();
     }
+}
+
+extern "C" __global__ void __launch_bounds__(256) rg_bitonic_tiles(const Args A) {
+    const uint64_t n = A.a[0], N = A.a[1];
+    uint32_t *order = (uint32_t *)A.a[2];
+    const int nk = (int)A.a[5];
+    SortKey keys[8];
+    rg_load_sort_keys(A, 6, nk, keys);
+    __shared__ uint32_t s[RG_TOPK_TILE];
+    for (uint64_t base = blockIdx.x * (uint64_t)RG_TOPK_TILE; base < N; base += (uint64_t)gridDim.x * RG_TOPK_TILE) {
+        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) s[t] = base + t < n ? (uint32_t)(base + t) : 0xffffffffu;
+        __syncthreads();
+        for (uint64_t k = 2; k <= RG_TOPK_TILE && k <= N; k <<= 1) rg_bitonic_shared(s, base, k, (int)(k >> 1), keys, nk);
+        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) order[base + t] = s[t];
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256) rg_bitonic_step(const Args A) {
+    const uint64_t N = A.a[1], k = A.a[3], j = A.a[4];
+    uint32_t *order = (uint32_t *)A.a[2];
+    const int nk = (int)A.a[5];
+    SortKey keys[8];
+    rg_load_sort_keys(A, 6, nk, keys);
+    for (uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; t < N / 2; t += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t pos = 2 * t - (t & (j - 1)), other = pos + j;
+        const bool asc = (pos & k) == 0;
+        const uint32_t a = order[pos], b = order[other];
+        const int c = rg_row_cmp(keys, nk, a, b);
+        if (c != 0 && (c > 0) == asc) { order[pos] = b; order[other] = a; }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256) rg_bitonic_merge(const Args A) {
+    const uint64_t N = A.a[1], k = A.a[3];
+    uint32_t *order = (uint32_t *)A.a[2];
+    const int nk = (int)A.a[5];
+    SortKey keys[8];
+    rg_load_sort_keys(A, 6, nk, keys);
+    __shared__ uint32_t s[RG_TOPK_TILE];
+    for (uint64_t base = blockIdx.x * (uint64_t)RG_TOPK_TILE; base < N; base += (uint64_t)gridDim.x * RG_TOPK_TILE) {
+        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) s[t] = order[base + t];
+        __syncthreads();
+        rg_bitonic_shared(s, base, k, RG_TOPK_TILE / 2, keys, nk);
+        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) order[base + t] = s[t];
+        __syncthreads();
+    }
+}
+
+// rg_order_rank: rank[order[p]] = p for the n rows (the pads sort last).
+// Args: n, order, rank.
+extern "C" __global__ void __launch_bounds__(256) rg_order_rank(const Args A) {
+    const uint64_t n = A.a[0];
+    const uint32_t *order = (const uint32_t *)A.a[1];
+    uint32_t *rank = (uint32_t *)A.a[2];
+    for (uint64_t p = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; p < n; p += (uint64_t)gridDim.x * blockDim.x)
+        rank[order[p]] = (uint32_t)p;
 }
 
 // rg_gather_multi: dst_j[rank[i]] = src_j[i] for rank[i] < limit, over k
