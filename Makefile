@@ -107,10 +107,11 @@ gpu-bundle: $(TPCHGEN)
 	@rm -rf bundle && mkdir -p bundle
 	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/cuda.test ./gpu/cuda
 	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/conformance.test ./conformance
+	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/duckdb-bridge.test ./duckdb-bridge
 	$(GO) build $(GOFLAGS_RIGEL) -ldflags="-s -w" -o bundle/rigel ./cmd/rigel
 	cp $(TPCHGEN) bundle/tpchgen-cli
 	cp scripts/gpu-run.sh bundle/run.sh
-	xz -T2 -6 bundle/rigel bundle/conformance.test bundle/cuda.test bundle/tpchgen-cli
+	xz -T2 -9 bundle/rigel bundle/conformance.test bundle/duckdb-bridge.test bundle/cuda.test bundle/tpchgen-cli
 	@du -sh bundle
 
 clean:

@@ -59,14 +59,23 @@ func summarize(recs []*corpusRecord) corpusSummary {
 	return s
 }
 
-// markdown renders RESULTS.md: counts per area, the fallback reasons, and
-// one line per query.
-func (s corpusSummary) markdown(recs []*corpusRecord) string {
+// markdown renders RESULTS.md: counts per area and per operator, the
+// fallback reasons, and one line per query. device names where the engine
+// ran; validated says whether the validator ran.
+func (s corpusSummary) markdown(recs []*corpusRecord, device string, validated bool) string {
 	var b strings.Builder
 	b.WriteString("# Producer corpus results\n\n")
-	b.WriteString("Written by `RIGEL_UPDATE_CORPUS=1 go test -tags duckdb_arrow -run TestCorpus ./duckdb-bridge/`\n")
-	b.WriteString("(host device). Produced: the producer made a Substrait plan. Validated: the official\n")
-	b.WriteString("substrait-validator found no error in it. On device: rigel ran the whole plan and its answer\n")
+	if device == "host" {
+		b.WriteString("Written by `RIGEL_UPDATE_CORPUS=1 go test -tags duckdb_arrow -run TestCorpus ./duckdb-bridge/`\n")
+	} else {
+		b.WriteString("Written by `RIGEL_CORPUS_DEVICE=" + device + " RIGEL_CORPUS_REPORT=FILE` and TestCorpus (scripts/gpu-run.sh corpus)\n")
+	}
+	b.WriteString("(" + device + " device). Produced: the producer made a Substrait plan. Validated: the official\n")
+	b.WriteString("substrait-validator found no error in it")
+	if !validated {
+		b.WriteString(" (it did not run on this machine: see RESULTS.md for the host run)")
+	}
+	b.WriteString(". On device: rigel ran the whole plan and its answer\n")
 	b.WriteString("equals DuckDB's. Partly: the device ran the plan except some relations, which ran as DuckDB SQL\n")
 	b.WriteString("over the device's results (per-subtree fallback). Fell back: the engine handed the whole\n")
 	b.WriteString("query to DuckDB (the producer refused it, or\n")
@@ -81,6 +90,28 @@ func (s corpusSummary) markdown(recs []*corpusRecord) string {
 	}
 	t := s.total
 	row("**total**", &t)
+
+	// Per operator: the produced queries whose plan has that relation kind.
+	byOp := map[string]*corpusCounts{}
+	for _, r := range recs {
+		for _, op := range r.ops {
+			if byOp[op] == nil {
+				byOp[op] = &corpusCounts{}
+			}
+			byOp[op].add(r)
+		}
+	}
+	ops := make([]string, 0, len(byOp))
+	for op := range byOp {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	b.WriteString("\n## By operator\n\nThe produced queries whose plan holds the relation (a query counts once under each of its relations).\n\n")
+	b.WriteString("| relation | queries | on device | partly | fell back | known engine failure |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, op := range ops {
+		c := byOp[op]
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", op, c.queries, c.onDevice, c.partly, c.fellBack, c.known)
+	}
 
 	reasons := map[string][]string{}
 	for _, r := range recs {

@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/rigel-db/rigel/conformance/tpch"
-	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 	"google.golang.org/protobuf/proto"
 )
@@ -32,13 +31,15 @@ type corpusRecord struct {
 	ran       bool   // the engine's answer was compared with DuckDB's
 	matched   bool   // ... and equal
 	where     Where
-	reason    string // why it fell back
+	reason    string   // why it fell back
+	ops       []string // the relation kinds of its plan (operatorsOf)
 }
 
 // TestCorpus runs the producer's corpus (conformance/corpus) and the 22
 // TPC-H queries (on SF0.01): every query's plan is produced, checked by the
 // official Substrait validator (all plans in one validator process) and run
-// through the engine on the host device, whose answer must equal DuckDB's.
+// through the engine on the host device (the GPU with
+// RIGEL_CORPUS_DEVICE=cuda), whose answer must equal DuckDB's.
 //
 //   - A query the producer refuses fails unless refusals.txt lists it with
 //     its reason; a listed query that is now produced fails too (remove it
@@ -47,7 +48,8 @@ type corpusRecord struct {
 //     explains it.
 //   - A query rigel's consumer cannot run falls back to DuckDB (counted).
 //
-// RIGEL_UPDATE_CORPUS=1 rewrites conformance/corpus/RESULTS.md.
+// RIGEL_UPDATE_CORPUS=1 rewrites conformance/corpus/RESULTS.md (host);
+// RIGEL_CORPUS_REPORT=FILE writes the same report for any device.
 func TestCorpus(t *testing.T) {
 	queries, err := loadCorpus()
 	if err != nil {
@@ -117,6 +119,7 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("%s: produced now, remove it from refusals.txt", q.name)
 		}
 		r.produced = true
+		r.ops = operatorsOf(p)
 		b, err := proto.Marshal(legacyURIPlan(t, p))
 		if err != nil {
 			t.Fatal(err)
@@ -133,9 +136,10 @@ func TestCorpus(t *testing.T) {
 	validatorRan := validateCorpus(t, files, fileOf, explained)
 
 	// 3. Run each query through the engine and compare with DuckDB.
+	dev, devName := corpusDevice(t)
 	engines := map[*sql.DB]*Engine{
-		corpusDB: NewEngine(corpusDB, "corpus", host.New(), ""),
-		tpchDB:   NewEngine(tpchDB, "corpus-tpch", host.New(), ""),
+		corpusDB: NewEngine(corpusDB, "corpus", dev, ""),
+		tpchDB:   NewEngine(tpchDB, "corpus-tpch", dev, ""),
 	}
 	for _, r := range recs {
 		t.Run(r.q.area+"/"+r.q.name, func(t *testing.T) {
@@ -161,14 +165,21 @@ func TestCorpus(t *testing.T) {
 	}
 
 	s := summarize(recs)
-	t.Logf("corpus: %d queries, %d produced, %d validated, %d on the device, %d partly on the device, %d fell back, %d known engine failures, %d failed",
-		s.total.queries, s.total.produced, s.total.validated, s.total.onDevice, s.total.partly, s.total.fellBack, s.total.known,
+	t.Logf("corpus on %s: %d queries, %d produced, %d validated, %d on the device, %d partly on the device, %d fell back, %d known engine failures, %d failed",
+		devName, s.total.queries, s.total.produced, s.total.validated, s.total.onDevice, s.total.partly, s.total.fellBack, s.total.known,
 		s.total.queries-s.total.onDevice-s.total.partly-s.total.fellBack-s.total.known)
-	if os.Getenv("RIGEL_UPDATE_CORPUS") == "1" {
-		if !validatorRan {
-			t.Fatal("RIGEL_UPDATE_CORPUS=1 needs the validator (make setup installs it)")
+	report := []byte(s.markdown(recs, devName, validatorRan))
+	if f := os.Getenv("RIGEL_CORPUS_REPORT"); f != "" {
+		// Any device, with or without the validator: the GPU machine's run.
+		if err := os.WriteFile(f, report, 0o644); err != nil {
+			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(corpusDir, "RESULTS.md"), []byte(s.markdown(recs)), 0o644); err != nil {
+	}
+	if os.Getenv("RIGEL_UPDATE_CORPUS") == "1" {
+		if !validatorRan || devName != "host" {
+			t.Fatal("RIGEL_UPDATE_CORPUS=1 needs the validator (make setup installs it) and the host device; RIGEL_CORPUS_REPORT=FILE writes a report anywhere")
+		}
+		if err := os.WriteFile(filepath.Join(corpusDir, "RESULTS.md"), report, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -300,7 +300,6 @@ func (e *Engine) fallback(ctx context.Context, query string) (*Result, error) {
 	return &Result{Record: rec, Where: OnFallback, ExecNanos: time.Since(start).Nanoseconds()}, nil
 }
 
-
 // RunOnDuckDB runs a query on DuckDB alone (the oracle, and the baseline of
 // benchmarks).
 func (e *Engine) RunOnDuckDB(ctx context.Context, query string) (*Result, error) {

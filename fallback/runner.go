@@ -177,4 +177,3 @@ func goValue(a arrow.Array, i int) driver.Value {
 	}
 	return nil // not reached: arrowSQLType refused the type
 }
-

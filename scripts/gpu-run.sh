@@ -2,7 +2,7 @@
 # Runs rigel's GPU checks on a machine with a GPU and no Go: the CUDA device
 # tests, TPC-H end to end against DuckDB at SF1, and the benchmark at SF1 and
 # SF10. Logs go to $OUT (or ./out); a short table is printed last.
-# Usage: run.sh [all|gen|tests|bench|serve|sanitize|sanitize-tpch|leak]...   (from the bundle folder)
+# Usage: run.sh [all|gen|tests|bench|serve|sanitize|sanitize-tpch|trace|leak|corpus|conformance]...   (from the bundle folder)
 #   gen: only the SF1 and SF10 databases (kept while the machine is warm)
 #   serve: the Flight SQL server on loopback answering TPC-H SF1 through the
 #          GPU, 1 client and 16 at once (rigel bench serve); SF10 Q1/Q6 too
@@ -13,6 +13,10 @@
 #   trace: per-node and per-kernel times (RIGEL_TRACE=1) of the queries in
 #          RIGEL_BENCH_QUERIES at SF10, 2 runs each, into $OUT/trace-sf10.log
 #   leak: 1,000 TPC-H queries at SF1 in a row; device memory must not grow
+#   corpus: the producer corpus (conformance/corpus, 306 queries) through the
+#          engine on the GPU against DuckDB; report in $OUT/corpus-cuda.md
+#   conformance: the Substrait spec's function test cases on the GPU
+#          (rigel conformance --device cuda); report in $OUT/RESULTS-cuda.md
 set -uo pipefail
 cd "$(dirname "$0")"
 # Several modes run in the order they are written here: run.sh tests leak
@@ -98,5 +102,17 @@ fi
 if has leak; then
   RIGEL_TPCH_SF=1 step leak-1000 ./conformance.test -test.v -test.run 'TestCudaNoLeak' -test.count=1
   grep -E "bytes live|leaked|^(--- FAIL|--- SKIP|FAIL|ok|PASS)" "$out/leak-1000.log" | tail -8
+fi
+if has corpus; then
+  # The test reads the corpus from the working tree beside the bundle.
+  pushd ../duckdb-bridge > /dev/null
+  RIGEL_CORPUS_DEVICE=cuda RIGEL_CORPUS_REPORT="$out/corpus-cuda.md" \
+    step corpus-cuda ../bundle/duckdb-bridge.test -test.v -test.run 'TestCorpus$' -test.count=1
+  popd > /dev/null
+  grep -E "corpus on|^(--- FAIL|FAIL|ok|PASS)" "$out/corpus-cuda.log" | tail -8
+fi
+if has conformance; then
+  step conformance-cuda ./rigel conformance --device cuda --out "$out/RESULTS-cuda.md"
+  tail -n 1 "$out/conformance-cuda.log"
 fi
 echo; echo "== steps"; printf '%s\n' "${summary[@]}"
