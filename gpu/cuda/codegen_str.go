@@ -145,21 +145,96 @@ func buildStrTables(p *gpu.Pipeline, cols []*column) (*strTables, error) {
 }
 
 // dictOf is the dictionary of a Dict expression, OpStrMap results included.
+// A CASE takes its dictionary from its value branches only: a condition
+// may compare another string column, whose dictionary is not the result's.
 func (st *strTables) dictOf(e *gpu.Expr, cols []*column) *array.String {
-	if st != nil && e.Op == gpu.OpStrMap {
-		return st.dicts[e]
+	if e == nil || e.Type.Kind != gpu.Dict {
+		return nil
 	}
-	if e.Op == gpu.OpCol && e.Type.Kind == gpu.Dict && e.Col < len(cols) {
-		return cols[e.Col].dict
+	switch e.Op {
+	case gpu.OpStrMap:
+		if st == nil {
+			return nil
+		}
+		return st.dicts[e]
+	case gpu.OpCol:
+		if e.Col < len(cols) {
+			return cols[e.Col].dict
+		}
+		return nil
+	case gpu.OpCase:
+		for i, a := range e.Args {
+			if isCaseValue(i, len(e.Args)) {
+				if d := st.dictOf(a, cols); d != nil {
+					return d
+				}
+			}
+		}
+		return nil
 	}
 	for _, a := range e.Args {
-		if a.Type.Kind == gpu.Dict || e.Op == gpu.OpCase {
-			if dd := st.dictOf(a, cols); dd != nil {
-				return dd
-			}
+		if d := st.dictOf(a, cols); d != nil {
+			return d
 		}
 	}
 	return nil
+}
+
+// isCaseValue says whether argument i of a CASE with n arguments is a
+// value (a THEN or the ELSE) rather than a condition.
+func isCaseValue(i, n int) bool { return i%2 == 1 || i == n-1 }
+
+// checkDictMixing refuses a pipeline that compares or mixes codes of two
+// different dictionaries (two string columns of different tables, say): a
+// code means a string only in its own dictionary, so such a comparison or
+// CASE would answer wrongly. The host device refuses the same expressions
+// (gpu/host/check.go sameDict); the engine then runs them on DuckDB.
+func (st *strTables) checkDictMixing(p *gpu.Pipeline, cols []*column) error {
+	compatible := func(a, b *array.String) bool { return a == nil || b == nil || sameDictionary(a, b) }
+	var bad error
+	seen := map[*gpu.Expr]bool{}
+	var walk func(e *gpu.Expr)
+	walk = func(e *gpu.Expr) {
+		if e == nil || seen[e] || bad != nil {
+			return
+		}
+		seen[e] = true
+		for _, a := range e.Args {
+			walk(a)
+		}
+		switch e.Op {
+		case gpu.OpEq, gpu.OpNe, gpu.OpLt, gpu.OpLe, gpu.OpGt, gpu.OpGe:
+			if len(e.Args) == 2 && e.Args[0].Type.Kind == gpu.Dict {
+				a, b := st.dictOf(e.Args[0], cols), st.dictOf(e.Args[1], cols)
+				if !compatible(a, b) {
+					bad = fmt.Errorf("%s: dict values from two different dictionaries (%d and %d strings): %w", e, a.Len(), b.Len(), gpu.ErrUnsupported)
+				}
+			}
+		case gpu.OpCase:
+			if e.Type.Kind != gpu.Dict {
+				return
+			}
+			var first *array.String
+			for i, a := range e.Args {
+				if !isCaseValue(i, len(e.Args)) {
+					continue
+				}
+				d := st.dictOf(a, cols)
+				if !compatible(first, d) {
+					bad = fmt.Errorf("%s: dict values from two different dictionaries (%d and %d strings): %w", e, first.Len(), d.Len(), gpu.ErrUnsupported)
+					return
+				}
+				if first == nil {
+					first = d
+				}
+			}
+		}
+	}
+	walk(p.Filter)
+	for _, e := range p.Project {
+		walk(e)
+	}
+	return bad
 }
 
 // upload copies the tables into one pool block and writes their pointers

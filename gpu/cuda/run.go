@@ -59,6 +59,9 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", p, err)
 	}
+	if err := st.checkDictMixing(p, cols); err != nil {
+		return nil, fmt.Errorf("run %s: %w", p, err)
+	}
 	block, err := d.uploadStrTables(p, st, args)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", p, err)

@@ -1,7 +1,10 @@
 package devicetest
 
 import (
+	"errors"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/rigel-db/rigel/gpu"
 )
@@ -21,6 +24,7 @@ func stringCases() []testCase {
 		{"str/substring_group_by", testStrSubstringGroupBy},
 		{"str/filter_aggregate", testStrFilterAggregate},
 		{"date/parts", testDateParts},
+		{"str/two_dictionaries", testStrTwoDictionaries},
 	}
 }
 
@@ -222,5 +226,43 @@ func testDateParts(t *testing.T, dev gpu.Device) {
 		Row("1600", "3", "1"),
 		Row("1998", "12", "31"),
 		Row("1", "1", "1"),
+	}, true)
+}
+
+// testStrTwoDictionaries: codes of two string columns with different
+// dictionaries mean different strings, so comparing them or mixing them in
+// one CASE must be refused (the engine then runs it on DuckDB), never
+// answered from the codes; a CASE whose condition reads another string
+// column takes its result's dictionary from its branches.
+func testStrTwoDictionaries(t *testing.T, dev gpu.Device) {
+	// Fresh arrays for each run: uploading takes them over.
+	in := func() []arrow.Array {
+		return arrs(MakeArray(String, "apple", "cherry", nil, "banana"),
+			MakeArray(String, "e", "d", "c", nil),
+			MakeArray(Bool, true, false, nil, false))
+	}
+	first := in()
+	ts, tg, tb := inputType(first[0]), inputType(first[1]), inputType(first[2])
+	str := gpu.Type{Kind: gpu.Dict, Nullable: true}
+	refused := func(what string, e *gpu.Expr) {
+		err := projectErr(t, dev, in(), e)
+		if !errors.Is(err, gpu.ErrUnsupported) {
+			t.Fatalf("%s: %v, want ErrUnsupported", what, err)
+		}
+	}
+	refused("s = g", gpu.Call(gpu.OpEq, gpu.Type{Kind: gpu.Bool, Nullable: true}, gpu.Col(0, ts), gpu.Col(1, tg)))
+	refused("s < g", gpu.Call(gpu.OpLt, gpu.Type{Kind: gpu.Bool, Nullable: true}, gpu.Col(0, ts), gpu.Col(1, tg)))
+	refused("if(b, s, g)", gpu.Call(gpu.OpCase, str, gpu.Col(2, tb), gpu.Col(0, ts), gpu.Col(1, tg)))
+
+	isCherry := pred(&gpu.StrFunc{Kind: gpu.StrCompare, Op: gpu.OpEq, Pattern: "cherry"}, gpu.Col(0, ts))
+	got := project(t, dev, first,
+		gpu.Call(gpu.OpCase, str, isCherry, gpu.Col(1, tg), gpu.Const(str, gpu.Value{Null: true})),
+		gpu.Call(gpu.OpEq, gpu.Type{Kind: gpu.Bool, Nullable: true}, gpu.Col(1, tg), gpu.Col(1, tg)))
+	N := NullCell
+	expectRows(t, got, []string{
+		Row(N, "true"),
+		Row(S("d"), "true"),
+		Row(N, "true"),
+		Row(N, N),
 	}, true)
 }
