@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -113,12 +112,14 @@ type strTables struct {
 	pred  map[*gpu.Expr][]byte
 	codes map[*gpu.Expr][]int32
 	dicts map[*gpu.Expr]*array.String // OpStrMap results
+	// argDict: the dictionary each node's table was built over.
+	argDict map[*gpu.Expr]*array.String
 }
 
 // buildStrTables evaluates every string node over its argument's
 // dictionary.
 func buildStrTables(p *gpu.Pipeline, cols []*column) (*strTables, error) {
-	st := &strTables{pred: map[*gpu.Expr][]byte{}, codes: map[*gpu.Expr][]int32{}, dicts: map[*gpu.Expr]*array.String{}}
+	st := &strTables{pred: map[*gpu.Expr][]byte{}, codes: map[*gpu.Expr][]int32{}, dicts: map[*gpu.Expr]*array.String{}, argDict: map[*gpu.Expr]*array.String{}}
 	for _, e := range strNodes(p) {
 		if len(e.Args) != 1 || e.Args[0] == nil {
 			return nil, fmt.Errorf("%s takes one argument", e.Op)
@@ -127,6 +128,7 @@ func buildStrTables(p *gpu.Pipeline, cols []*column) (*strTables, error) {
 			return nil, fmt.Errorf("%s: %w", e, err)
 		}
 		dict := st.dictOf(e.Args[0], cols)
+		st.argDict[e] = dict
 		if e.Op == gpu.OpStrPred {
 			t, err := e.Str.PredicateTable(dict)
 			if err != nil {
@@ -244,21 +246,24 @@ func (d *Device) uploadStrTables(p *gpu.Pipeline, st *strTables, args []uint64) 
 	if len(nodes) == 0 {
 		return 0, nil
 	}
+	base := inputWord(len(p.Inputs))
 	offs := make([]int, len(nodes))
 	size := 0
 	for i, e := range nodes {
+		if ptr, ok := d.cachedStrTable(e, st.argDict[e], tableBytes(st, e)); ok {
+			args[base+i], offs[i] = ptr, -1
+			continue
+		}
 		offs[i] = size
-		n := len(st.pred[e]) + 4*len(st.codes[e])
-		size += max(alignUp(n), batchAlign) // an empty table still gets a valid pointer
+		size += max(alignUp(len(tableBytes(st, e))), batchAlign) // an empty table still gets a valid pointer
+	}
+	if size == 0 {
+		return 0, nil
 	}
 	buf := make([]byte, size)
 	for i, e := range nodes {
-		if e.Op == gpu.OpStrPred {
-			copy(buf[offs[i]:], st.pred[e])
-			continue
-		}
-		for j, c := range st.codes[e] {
-			binary.LittleEndian.PutUint32(buf[offs[i]+4*j:], uint32(c))
+		if offs[i] >= 0 {
+			copy(buf[offs[i]:], tableBytes(st, e))
 		}
 	}
 	block, err = d.pool.get(int64(size), "string tables")
@@ -269,9 +274,10 @@ func (d *Device) uploadStrTables(p *gpu.Pipeline, st *strTables, args []uint64) 
 		d.pool.put(block)
 		return 0, err
 	}
-	base := inputWord(len(p.Inputs))
 	for i := range nodes {
-		args[base+i] = block + uint64(offs[i])
+		if offs[i] >= 0 {
+			args[base+i] = block + uint64(offs[i])
+		}
 	}
 	return block, nil
 }

@@ -58,6 +58,8 @@ type Device struct {
 	// direct: blocks allocated outside the pool and their sizes (d.mu).
 	direct      map[uint64]int64
 	directBytes int64
+	// tables: string-function tables kept on the device (strtables_dev.go).
+	tables devTableCache
 }
 
 var _ gpu.Device = (*Device)(nil)
@@ -239,6 +241,7 @@ func (d *Device) Close() error {
 		note(d.cx.sync(d.stream, "close"))
 	}
 	d.destroyTimers()
+	d.dropStrTables()
 	if d.pool != nil {
 		note(d.pool.drain())
 	}

@@ -2,6 +2,7 @@ package devicetest
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,6 +26,7 @@ func stringCases() []testCase {
 		{"str/filter_aggregate", testStrFilterAggregate},
 		{"date/parts", testDateParts},
 		{"str/two_dictionaries", testStrTwoDictionaries},
+		{"str/large_dictionary_twice", testStrLargeDictionaryTwice},
 	}
 }
 
@@ -265,4 +267,34 @@ func testStrTwoDictionaries(t *testing.T, dev gpu.Device) {
 		Row(N, "true"),
 		Row(N, N),
 	}, true)
+}
+
+// testStrLargeDictionaryTwice: devices may keep the tables of string
+// functions over large dictionaries between runs (gpu/cuda keeps them on
+// the device from 16,384 entries). The same columns run twice, then with
+// another pattern over the same dictionary, must give each run's own answer.
+func testStrLargeDictionaryTwice(t *testing.T, dev gpu.Device) {
+	const n = 20000
+	vals := make([]any, n)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("s%05d", i)
+	}
+	cols, types := table(t, dev, MakeArray(String, vals...))
+	defer ReleaseCols(cols)
+	x := gpu.Col(0, types[0])
+	str := gpu.Type{Kind: gpu.Dict, Nullable: types[0].Nullable}
+	endsWith := func(s string) *gpu.Expr { return pred(&gpu.StrFunc{Kind: gpu.StrLike, Pattern: "%" + s}, x) }
+	lastDigit := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrSubstring, From: 6, Length: 1, HasLength: true}, str, x)
+	run := func(digit string) {
+		p := &gpu.Pipeline{Inputs: types, Project: []*gpu.Expr{endsWith(digit), lastDigit}, Sink: gpu.SinkMaterialize}
+		got := RunPipeline(t, dev, p, cols)
+		want := make([]string, n)
+		for i := range want {
+			want[i] = Row(fmt.Sprint(i%10 == int(digit[0]-'0')), S(fmt.Sprint(i%10)))
+		}
+		expectRows(t, got, want, true)
+	}
+	run("7")
+	run("7")
+	run("3")
 }
