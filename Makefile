@@ -29,7 +29,7 @@ export RIGEL_TPCHGEN := $(TPCHGEN)
 export RIGEL_NVRTC := $(NVRTC_LIB)
 DEMO_DB := data/tpch-sf1.duckdb
 
-.PHONY: setup test build capi demo gpu-bundle clean plans
+.PHONY: setup test build capi demo gpu-bundle gpu-bundle-corpus bundle-common clean plans
 
 ## setup: Go modules, the NVRTC wheel (compiles CUDA on a CPU for CI checks), tpchgen-cli,
 ## and the Flight SQL clients the server is tested with (pyarrow + ADBC, the JDBC driver).
@@ -103,15 +103,25 @@ demo: bin/rigel $(TPCHGEN)
 	@DEMO_DB=$(DEMO_DB) scripts/demo.sh
 
 ## gpu-bundle: test binaries, the CLI and tpchgen-cli for a GPU machine without Go.
+## gpu-bundle-corpus: the same folder with the producer corpus's test binary
+## instead of the device and TPC-H tests (run.sh corpus bench): both do not
+## fit one device call's 64 MiB.
 gpu-bundle: $(TPCHGEN)
 	@rm -rf bundle && mkdir -p bundle
 	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/cuda.test ./gpu/cuda
 	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/conformance.test ./conformance
+	$(MAKE) bundle-common
+
+gpu-bundle-corpus: $(TPCHGEN)
+	@rm -rf bundle && mkdir -p bundle
 	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/duckdb-bridge.test ./duckdb-bridge
+	$(MAKE) bundle-common
+
+bundle-common:
 	$(GO) build $(GOFLAGS_RIGEL) -ldflags="-s -w" -o bundle/rigel ./cmd/rigel
 	cp $(TPCHGEN) bundle/tpchgen-cli
 	cp scripts/gpu-run.sh bundle/run.sh
-	xz -T2 -9 bundle/rigel bundle/conformance.test bundle/duckdb-bridge.test bundle/cuda.test bundle/tpchgen-cli
+	xz -T2 -6 bundle/rigel bundle/*.test bundle/tpchgen-cli
 	@du -sh bundle
 
 clean:

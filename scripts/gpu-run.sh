@@ -13,7 +13,7 @@
 #   trace: per-node and per-kernel times (RIGEL_TRACE=1) of the queries in
 #          RIGEL_BENCH_QUERIES at SF10, 2 runs each, into $OUT/trace-sf10.log
 #   leak: 1,000 TPC-H queries at SF1 in a row; device memory must not grow
-#   corpus: the producer corpus (conformance/corpus, 306 queries) through the
+#   corpus (bundle from make gpu-bundle-corpus): the producer corpus (306 queries) through the
 #          engine on the GPU against DuckDB; report in $OUT/corpus-cuda.md
 #   conformance: the Substrait spec's function test cases on the GPU
 #          (rigel conformance --device cuda); report in $OUT/RESULTS-cuda.md
