@@ -12,7 +12,7 @@ import (
 // function); without this cache every run still encoded and uploaded them:
 // ~3 ms for each pipeline of TPC-H Q22 at SF10 (substring over c_phone's
 // 1.5M-entry dictionary, a 6 MB code map), while its kernels took 0.1 ms
-// (H100 trace, session 12). Small tables are cheaper to upload than to keep.
+// (H100 trace of run 10, RIGEL_TRACE=1). Small tables are cheaper to upload than to keep.
 const (
 	minDevTableEntries = 1 << 14
 	maxDevTableBytes   = 256 << 20
@@ -33,7 +33,7 @@ type devTableCache struct {
 	bytes  int64
 }
 
-// lookup returns the device copy of node e's table, uploading it first if
+// cachedStrTable returns the device copy of node e's table, uploading it first if
 // it is worth keeping; ok is false when the table goes with the run's
 // other tables instead. Called with d.mu held.
 func (d *Device) cachedStrTable(e *gpu.Expr, dict *array.String, table []byte) (ptr uint64, ok bool) {
