@@ -56,6 +56,9 @@ const (
 	// FnAnyValue is any one value of the group (DuckDB's plans use it
 	// for columns a grouping key determines).
 	FnAnyValue Func = "any_value"
+	// FnApproxCountDistinct is computed exactly, as count(DISTINCT x):
+	// an exact count is within any error bound the function allows.
+	FnApproxCountDistinct Func = "approx_count_distinct"
 )
 
 // catalogue lists, per standard extension file, the names rigel resolves.
@@ -66,6 +69,7 @@ var catalogue = map[string][]Func{
 	"functions_comparison":         {FnEqual, FnNotEqual, FnLt, FnLte, FnGt, FnGte, FnBetween, FnIsNull, FnIsNotNull, FnIsNotDistinctFrom},
 	"functions_boolean":            {FnAnd, FnOr, FnNot},
 	"functions_aggregate_generic":  {FnCount, FnAnyValue},
+	"functions_aggregate_approx":   {FnApproxCountDistinct},
 	"functions_datetime":           {FnLt, FnLte, FnGt, FnGte, FnExtract},
 	"functions_string":             {FnLike, FnContains, FnStartsWith, FnEndsWith, FnSubstring},
 }

@@ -99,7 +99,7 @@ func measureGroups(measures []plan.AggRelMeasure) ([]measureGroup, error) {
 	for i, m := range measures {
 		f := m.Measure()
 		g := 0
-		if f.Invocation() == types.AggInvocationDistinct && !distinctIsPlain(f) {
+		if (f.Invocation() == types.AggInvocationDistinct && !distinctIsPlain(f)) || isApproxCountDistinct(f) {
 			if f.NArgs() != 1 {
 				return nil, unsupported(fmt.Sprintf("%s(DISTINCT ...) with %d arguments", f.Name(), f.NArgs()))
 			}
@@ -121,6 +121,13 @@ func measureGroups(measures []plan.AggRelMeasure) ([]measureGroup, error) {
 		groups = groups[1:] // no plain measures
 	}
 	return groups, nil
+}
+
+// isApproxCountDistinct: approx_count_distinct(x) runs as an exact
+// count(DISTINCT x).
+func isApproxCountDistinct(f *expr.AggregateFunction) bool {
+	fn, err := substrait.Resolve(f.ID())
+	return err == nil && fn == substrait.FnApproxCountDistinct
 }
 
 func distinctIsPlain(f *expr.AggregateFunction) bool {
@@ -257,7 +264,7 @@ func (b *aggBuilder) measure(argConv func(expr.Expression) (*gpu.Expr, error), m
 		return func(cols []*gpu.Expr) (*gpu.Expr, error) { return cast(cols[i], out) }
 	}
 	switch fn {
-	case substrait.FnCount:
+	case substrait.FnCount, substrait.FnApproxCountDistinct: // the latter over distinct rows (measureGroups)
 		if len(args) == 0 {
 			return col(b.count(nil)), nil
 		}
