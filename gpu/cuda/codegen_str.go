@@ -16,10 +16,9 @@ import (
 // kernel source does not depend on the patterns, so one compiled kernel
 // serves every pattern of the same shape.
 
-// strNodes lists the distinct string nodes of a pipeline, children before
-// parents (filter first, then projections), so that a node's argument
-// dictionary is known when its table is built.
-func strNodes(p *gpu.Pipeline) []*gpu.Expr {
+// pipelineNodes lists the distinct expression nodes of a pipeline, children
+// before parents (filter first, then projections).
+func pipelineNodes(p *gpu.Pipeline) []*gpu.Expr {
 	var out []*gpu.Expr
 	seen := map[*gpu.Expr]bool{}
 	var walk func(e *gpu.Expr)
@@ -31,13 +30,24 @@ func strNodes(p *gpu.Pipeline) []*gpu.Expr {
 		for _, a := range e.Args {
 			walk(a)
 		}
-		if e.Op == gpu.OpStrPred || e.Op == gpu.OpStrMap {
-			out = append(out, e)
-		}
+		out = append(out, e)
 	}
 	walk(p.Filter)
 	for _, e := range p.Project {
 		walk(e)
+	}
+	return out
+}
+
+// strNodes lists the distinct string nodes of a pipeline, children before
+// parents, so that a node's argument dictionary is known when its table is
+// built.
+func strNodes(p *gpu.Pipeline) []*gpu.Expr {
+	var out []*gpu.Expr
+	for _, e := range pipelineNodes(p) {
+		if e.Op == gpu.OpStrPred || e.Op == gpu.OpStrMap {
+			out = append(out, e)
+		}
 	}
 	return out
 }
@@ -192,29 +202,24 @@ func isCaseValue(i, n int) bool { return i%2 == 1 || i == n-1 }
 // CASE would answer wrongly. The host device refuses the same expressions
 // (gpu/host/check.go sameDict); the engine then runs them on DuckDB.
 func (st *strTables) checkDictMixing(p *gpu.Pipeline, cols []*column) error {
-	compatible := func(a, b *array.String) bool { return a == nil || b == nil || sameDictionary(a, b) }
-	var bad error
-	seen := map[*gpu.Expr]bool{}
-	var walk func(e *gpu.Expr)
-	walk = func(e *gpu.Expr) {
-		if e == nil || seen[e] || bad != nil {
-			return
+	mixed := func(e *gpu.Expr, a, b *array.String) error {
+		if a == nil || b == nil || sameDictionary(a, b) {
+			return nil
 		}
-		seen[e] = true
-		for _, a := range e.Args {
-			walk(a)
-		}
+		return fmt.Errorf("%s: dict values from two different dictionaries (%d and %d strings): %w", e, a.Len(), b.Len(), gpu.ErrUnsupported)
+	}
+	for _, e := range pipelineNodes(p) {
 		switch e.Op {
 		case gpu.OpEq, gpu.OpNe, gpu.OpLt, gpu.OpLe, gpu.OpGt, gpu.OpGe:
-			if len(e.Args) == 2 && e.Args[0].Type.Kind == gpu.Dict {
-				a, b := st.dictOf(e.Args[0], cols), st.dictOf(e.Args[1], cols)
-				if !compatible(a, b) {
-					bad = fmt.Errorf("%s: dict values from two different dictionaries (%d and %d strings): %w", e, a.Len(), b.Len(), gpu.ErrUnsupported)
-				}
+			if len(e.Args) != 2 || e.Args[0].Type.Kind != gpu.Dict {
+				continue
+			}
+			if err := mixed(e, st.dictOf(e.Args[0], cols), st.dictOf(e.Args[1], cols)); err != nil {
+				return err
 			}
 		case gpu.OpCase:
 			if e.Type.Kind != gpu.Dict {
-				return
+				continue
 			}
 			var first *array.String
 			for i, a := range e.Args {
@@ -222,9 +227,8 @@ func (st *strTables) checkDictMixing(p *gpu.Pipeline, cols []*column) error {
 					continue
 				}
 				d := st.dictOf(a, cols)
-				if !compatible(first, d) {
-					bad = fmt.Errorf("%s: dict values from two different dictionaries (%d and %d strings): %w", e, first.Len(), d.Len(), gpu.ErrUnsupported)
-					return
+				if err := mixed(e, first, d); err != nil {
+					return err
 				}
 				if first == nil {
 					first = d
@@ -232,11 +236,7 @@ func (st *strTables) checkDictMixing(p *gpu.Pipeline, cols []*column) error {
 			}
 		}
 	}
-	walk(p.Filter)
-	for _, e := range p.Project {
-		walk(e)
-	}
-	return bad
+	return nil
 }
 
 // upload copies the tables into one pool block and writes their pointers

@@ -129,14 +129,19 @@ extern "C" __global__ void __launch_bounds__(256) rg_topk_block(const Args A) {
 // smaller ones in shared memory. A slice at position pos sorts ascending
 // when (pos & k) == 0, so the whole list ends ascending. Args of all three:
 // n (rows), N (padded length), order, k, j, nkeys, then 4 words per key.
+// rg_bitonic_cx: the compare-exchange of rows v[pos] and v[other]
+// (other = pos + j); asc says which way this part of the list runs.
+__device__ __forceinline__ void rg_bitonic_cx(uint32_t *v, uint64_t pos, uint64_t other, bool asc, const SortKey *keys, int nk) {
+    const uint32_t a = v[pos], b = v[other];
+    const int c = rg_row_cmp(keys, nk, a, b);
+    if (c != 0 && (c > 0) == asc) { v[pos] = b; v[other] = a; }
+}
+
 __device__ __forceinline__ void rg_bitonic_shared(uint32_t *s, uint64_t base, uint64_t k, int j0, const SortKey *keys, int nk) {
     for (int j = j0; j > 0; j >>= 1) {
         for (int t = threadIdx.x; t < RG_TOPK_TILE / 2; t += blockDim.x) {
-            const int pos = 2 * t - (t & (j - 1)), other = pos + j;
-            const bool asc = ((base + pos) & k) == 0;
-            const uint32_t a = s[pos], b = s[other];
-            const int c = rg_row_cmp(keys, nk, a, b);
-            if (c != 0 && (c > 0) == asc) { s[pos] = b; s[other] = a; }
+            const int pos = 2 * t - (t & (j - 1));
+            rg_bitonic_cx(s, pos, pos + j, ((base + pos) & k) == 0, keys, nk);
         }
         __syncthreads();
     }
@@ -165,11 +170,8 @@ extern "C" __global__ void __launch_bounds__(256) rg_bitonic_step(const Args A) 
     SortKey keys[8];
     rg_load_sort_keys(A, 6, nk, keys);
     for (uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; t < N / 2; t += (uint64_t)gridDim.x * blockDim.x) {
-        const uint64_t pos = 2 * t - (t & (j - 1)), other = pos + j;
-        const bool asc = (pos & k) == 0;
-        const uint32_t a = order[pos], b = order[other];
-        const int c = rg_row_cmp(keys, nk, a, b);
-        if (c != 0 && (c > 0) == asc) { order[pos] = b; order[other] = a; }
+        const uint64_t pos = 2 * t - (t & (j - 1));
+        rg_bitonic_cx(order, pos, pos + j, (pos & k) == 0, keys, nk);
     }
 }
 
