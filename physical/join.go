@@ -168,7 +168,17 @@ func (r *run) candidates(ctx context.Context, j *Join, left, right []gpu.Column,
 		return r.crossPairs(ctx, nl, nr)
 	}
 	lk, rk := pick(left, j.LeftKeys), pick(right, j.RightKeys)
-	p, b, err = r.x.Dev.HashJoin(ctx, rk, lk, j.NullsEqual)
+	// The hash table goes on the smaller side, whichever the plan called
+	// the build side: HashJoin's pairs are the same set either way, and
+	// the join types are made from the pairs afterwards. Building on the
+	// larger side costs an insert (and table memory) per row of it: TPC-H
+	// Q18's plan joins 624 rows to lineitem with lineitem on the right,
+	// 4.4 ms of build at SF10 for 4,368 pairs.
+	if nr > nl {
+		b, p, err = r.x.Dev.HashJoin(ctx, lk, rk, j.NullsEqual)
+	} else {
+		p, b, err = r.x.Dev.HashJoin(ctx, rk, lk, j.NullsEqual)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

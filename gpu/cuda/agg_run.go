@@ -37,8 +37,8 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 	if err != nil {
 		return nil, err
 	}
-	// Hash tables start at the hint (or a modest size) and grow by 8x when
-	// the kernel reports them full; 2n slots always suffice.
+	// Hash tables start at the hint (or a modest size) and grow when the
+	// kernel reports them full; 2n slots always suffice.
 	capacity := 0
 	if ap.strat == stratHash {
 		want := 2 * p.GroupHint
@@ -49,16 +49,76 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 	}
 	for {
 		tmp := &temps{d: d}
-		out, full, err := d.aggregateOnce(ap, mod, cols, args, n, capacity, tmp)
+		out, fill, err := d.aggregateOnce(ap, mod, cols, args, n, capacity, tmp)
 		tmp.release()
-		if err != nil || !full {
+		if err != nil || fill == nil {
 			return out, err
 		}
-		capacity *= 8
+		capacity = grownCapacity(capacity, n, fill)
 	}
 }
 
-func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []uint64, n, capacity int, tmp *temps) ([]*column, bool, error) {
+// tableFill is what a hash aggregate's kernel reports when its table filled
+// up: the slots it claimed, and by then the rows it scanned, the rows that
+// passed its filter, the runs of equal keys it added (hashAggLoop), the
+// runs that started inside a warp and how many of those found their key in
+// the table already.
+type tableFill struct{ slots, scanned, added, runs, innerRuns, innerHits uint64 }
+
+// grownCapacity sizes the next table after one filled up, from an estimate
+// of the number of groups (groupEstimate) with room for it to be off by
+// half and the 70% fill limit: at least twice the last table, at most the
+// 2n+64 slots that always suffice. An estimate far too high is not free: a
+// table that outgrows the L2 cache makes every update a DRAM access.
+func grownCapacity(capacity, n int, f *tableFill) int {
+	next := capacity * 8
+	if est, ok := f.groupEstimate(n); ok {
+		next = max(capacity*2, nextPow2(int(est*1.5/0.7)+1))
+	}
+	return min(next, nextPow2(2*n+64))
+}
+
+// groupEstimate estimates the groups of the whole input with one of two
+// models, chosen by how often a run that starts inside a warp (so after a
+// row with another key) finds its key in the table:
+//   - rarely: keys that keep arriving and do not come back (l_orderkey in
+//     lineitem, in runs of about four). The groups seen so far, scaled to
+//     all the rows that will pass the filter.
+//   - otherwise: keys drawn at random from G groups. After r additions
+//     (runs: a run adds one key), G(1-e^(-r/G)) distinct keys are expected;
+//     solving for G gives the groups (never more than the first model).
+func (f *tableFill) groupEstimate(n int) (float64, bool) {
+	if f.scanned == 0 || f.added == 0 || f.runs == 0 || f.slots == 0 {
+		return 0, false
+	}
+	total := float64(n) * float64(f.added) / float64(f.scanned) // rows that will pass
+	d, r := float64(f.slots), float64(f.runs)
+	steady := d * total / float64(f.added)
+	if f.innerRuns == 0 || float64(f.innerHits) < 0.05*float64(f.innerRuns) || expectedDistinct(steady, r) < d {
+		return steady, true
+	}
+	// expectedDistinct grows with G, and the G giving d distinct keys lies
+	// in [d, steady]: bisect on a log scale.
+	lo, hi := d, steady
+	for i := 0; i < 60 && hi/lo > 1.01; i++ {
+		mid := math.Sqrt(lo * hi)
+		if expectedDistinct(mid, r) < d {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, true
+}
+
+// expectedDistinct is the expected number of distinct keys among r keys
+// drawn uniformly at random from g groups.
+func expectedDistinct(g, r float64) float64 { return g * -math.Expm1(-r/g) }
+
+// aggregateOnce runs the aggregate with a table of the given capacity (hash
+// strategy). It returns a non-nil tableFill, and no columns, when the table
+// filled up before every row was added.
+func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []uint64, n, capacity int, tmp *temps) ([]*column, *tableFill, error) {
 	nslots := ap.groups
 	if ap.strat == stratHash {
 		nslots = capacity
@@ -66,29 +126,31 @@ func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []
 	tableBytes := int64(nslots) * int64(ap.slotWords) * 8
 	table, err := tmp.get(tableBytes, fmt.Sprintf("aggregate table (%d slots)", nslots))
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	var keys, fill, states uint64
 	if ap.strat == stratHash {
 		if states, err = tmp.get(int64(nslots)*4, "aggregate slot states"); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		if keys, err = tmp.get(int64(nslots*ap.keyWords)*8, "aggregate keys"); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
-		if fill, err = tmp.get(8, "aggregate fill counter"); err != nil {
-			return nil, false, err
+		// The fill counter (uint32) and five uint64 progress counters
+		// from +8 (tableFill).
+		if fill, err = tmp.get(48, "aggregate fill counter"); err != nil {
+			return nil, nil, err
 		}
-		if err := d.cx.memset(fill, 0, 8, d.stream); err != nil {
-			return nil, false, err
+		if err := d.cx.memset(fill, 0, 48, d.stream); err != nil {
+			return nil, nil, err
 		}
 	}
 	if err := d.resetStatus(); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	a := append(append([]uint64(nil), args...), table, uint64(nslots), keys, fill, uint64(capacity), uint64(capacity)*7/10, states)
 	if err := d.timedLaunch(mod, "rg_agg_init", d.gridFor(int64(nslots), blockThreads), blockThreads, 0, a); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	if n > 0 {
 		grid := d.gridFor(int64(n), blockThreads)
@@ -96,27 +158,36 @@ func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []
 			grid = min(grid, d.sms*4)
 		}
 		if err := d.timedLaunch(mod, "rg_agg", grid, blockThreads, 0, a); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 	}
 	full, err := d.checkStatus()
-	if err != nil || full {
-		return nil, full, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if full {
+		var fb [48]byte
+		if err := d.copyOut(fb[:], fill, "aggregate fill counter"); err != nil {
+			return nil, nil, err
+		}
+		le := binary.LittleEndian
+		return nil, &tableFill{slots: uint64(le.Uint32(fb[:])), scanned: le.Uint64(fb[8:]), added: le.Uint64(fb[16:]),
+			runs: le.Uint64(fb[24:]), innerRuns: le.Uint64(fb[32:]), innerHits: le.Uint64(fb[40:])}, nil
 	}
 	if ap.strat == stratHash {
 		out, err := d.emitGroups(ap, mod, cols, table, keys, nslots)
-		return out, false, err
+		return out, nil, err
 	}
 	tb := make([]byte, tableBytes)
 	if err := d.copyOut(tb, table, "aggregate table"); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	hosts, err := finalize(ap, cols, tb)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	out, err := d.placeBatch(hosts)
-	return out, false, err
+	return out, nil, err
 }
 
 // emitGroups writes the used slots of a hash aggregate's table as output

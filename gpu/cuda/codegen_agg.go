@@ -30,7 +30,7 @@ type aggLayout struct {
 	arg    gpu.Type // argument type (Project[a.Arg]); zero for count(*)
 	val    int      // first value word (-1 for count(*): word 0 is the row count)
 	words  int      // value words
-	nn     int      // word counting non-null arguments (-1: none)
+	nn     int      // word counting non-null arguments: -1 for count(x) and count(*), 0 (the row count) when the argument is not nullable
 	minMax bool
 }
 
@@ -105,9 +105,14 @@ func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {
 		if l.words > 0 {
 			l.val = ap.slotWords
 			ap.slotWords += l.words
+			// The non-null count of a nullable argument gets its own word;
+			// that of a non-nullable one is the group's row count, word 0.
 			if a.Kind != gpu.AggCount {
-				l.nn = ap.slotWords
-				ap.slotWords++
+				l.nn = 0
+				if l.arg.Nullable {
+					l.nn = ap.slotWords
+					ap.slotWords++
+				}
 			}
 		}
 		ap.aggs = append(ap.aggs, l)
@@ -186,6 +191,39 @@ func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {
 	return ap, nil
 }
 
+// aggInputs loads and evaluates the projections that the aggregate reads
+// (its keys and arguments): their value and null expressions, by index.
+func aggInputs(g *exprGen, ap *aggPlan) (pv, pn []string, err error) {
+	p := ap.p
+	used := map[int]bool{}
+	for _, k := range p.Keys {
+		used[k] = true
+	}
+	for _, l := range ap.aggs {
+		if l.a.Kind != gpu.AggCountStar {
+			used[l.a.Arg] = true
+		}
+	}
+	var needed []*gpu.Expr
+	for j, e := range p.Project {
+		if used[j] {
+			needed = append(needed, e)
+		}
+	}
+	loadAll(g, needed...)
+	pv = make([]string, len(p.Project))
+	pn = make([]string, len(p.Project))
+	for j, e := range p.Project {
+		if !used[j] {
+			continue
+		}
+		if pv[j], pn[j], err = g.expr(e); err != nil {
+			return nil, nil, fmt.Errorf("project #%d: %w", j, err)
+		}
+	}
+	return pv, pn, nil
+}
+
 // regsPerGroup estimates the 32-bit registers of one group's partials.
 func (ap *aggPlan) regsPerGroup() int {
 	r := 1
@@ -261,128 +299,54 @@ func aggregateSource(ap *aggPlan) (string, error) {
 			}
 		}
 	} else {
+		// fill: the claimed slots (uint32), then five uint64 progress
+		// counters (see hashAggLoop and tableFill).
 		fmt.Fprintf(&b, "  uint64_t *K = (uint64_t *)A.a[%d]; uint32_t *fill = (uint32_t *)A.a[%d]; uint32_t *ST = (uint32_t *)A.a[%d];\n", S+2, S+3, S+6)
+		fmt.Fprintf(&b, "  unsigned long long *progress = (unsigned long long *)A.a[%d] + 1;\n", S+3)
 		fmt.Fprintf(&b, "  const uint64_t cap = A.a[%d], maxFill = A.a[%d];\n", S+4, S+5)
+		if err := hashAggLoop(&b, ap); err != nil {
+			return "", err
+		}
+		b.WriteString("}\n")
+		b.WriteString(emitSource(ap))
+		return b.String(), nil
 	}
 	b.WriteString("  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {\n")
-	if ap.strat == stratHash {
-		// Once the table is too full every thread stops: the host grows it
-		// and runs again, and inserting on into a full table would make
-		// each probe walk the whole table.
-		b.WriteString("    if (((volatile uint32_t *)fill)[0] >= maxFill) break;\n")
-	}
 	g := newExprGen(p, &b, "    ")
 	if err := rowFilter(g); err != nil {
 		return "", err
 	}
 	g.line("if (pass) {")
 	g.indent += "  "
-	used := map[int]bool{}
-	for _, k := range p.Keys {
-		used[k] = true
+	pv, pn, err := aggInputs(g, ap)
+	if err != nil {
+		return "", err
 	}
-	for _, l := range ap.aggs {
-		if l.a.Kind != gpu.AggCountStar {
-			used[l.a.Arg] = true
+	terms := []string{"0"}
+	for ki, k := range p.Keys {
+		code := fmt.Sprintf("(int)%s", pv[k])
+		if p.Project[k].Type.Nullable {
+			code = fmt.Sprintf("(%s ? %d : (int)%s)", pn[k], ap.domains[ki]-1, pv[k])
 		}
+		terms = append(terms, fmt.Sprintf("%s * %d", code, ap.strides[ki]))
 	}
-	var needed []*gpu.Expr
-	for j, e := range p.Project {
-		if used[j] {
-			needed = append(needed, e)
-		}
-	}
-	loadAll(g, needed...)
-	pv := make([]string, len(p.Project))
-	pn := make([]string, len(p.Project))
-	for j, e := range p.Project {
-		if !used[j] {
-			continue
-		}
-		var err error
-		if pv[j], pn[j], err = g.expr(e); err != nil {
-			return "", fmt.Errorf("project #%d: %w", j, err)
-		}
-	}
-	if ap.strat == stratDomain {
-		terms := []string{"0"}
-		for ki, k := range p.Keys {
-			code := fmt.Sprintf("(int)%s", pv[k])
-			if p.Project[k].Type.Nullable {
-				code = fmt.Sprintf("(%s ? %d : (int)%s)", pn[k], ap.domains[ki]-1, pv[k])
-			}
-			terms = append(terms, fmt.Sprintf("%s * %d", code, ap.strides[ki]))
-		}
-		g.line("const int gid = %s;", strings.Join(terms, " + "))
-		for gi := 0; gi < G; gi++ {
-			g.line("if (gid == %d) {", gi)
-			g.line("  cnt%d++;", gi)
-			for j, l := range ap.aggs {
-				updatePartial(g, gi, j, l, pv, pn)
-			}
-			g.line("}")
-		}
-	} else {
-		KW := ap.keyWords
-		g.line("uint64_t key[%d] = {0};", KW)
-		for ki, k := range p.Keys {
-			packKey(g, ap, ki, p.Project[k].Type, pv[k], pn[k])
-		}
-		g.line("uint64_t h = 0x243F6A8885A308D3ull;")
-		for w := 0; w < KW; w++ {
-			g.line("h = (h ^ key[%d]) * 0x9E3779B97F4A7C15ull; h ^= h >> 31;", w)
-		}
-		g.line("h ^= h >> 29; h *= 0xBF58476D1CE4E5B9ull; h ^= h >> 32; h &= cap - 1;")
-		g.line("uint64_t slot = ~0ull, probes = 0;")
-		g.line("for (;;) {")
-		// Slot states: 0 empty, 1 being written, 2 holds a key.
-		g.line("  uint32_t st = ((volatile uint32_t *)ST)[h];")
-		g.line("  if (st == 0) {")
-		g.line("    st = atomicCAS(&ST[h], 0u, 1u);")
-		g.line("    if (st == 0) {")
-		for w := 0; w < KW; w++ {
-			g.line("      K[h * %d + %d] = key[%d];", KW, w, w)
-		}
-		g.line("      __threadfence(); atomicExch(&ST[h], 2u);")
-		g.line("      if (atomicAdd(fill, 1u) >= maxFill) rg_raise(status, RG_TABLE_FULL);")
-		g.line("      slot = h; break;")
-		g.line("    }")
-		g.line("  }")
-		g.line("  while (st == 1) st = ((volatile uint32_t *)ST)[h];")
-		g.line("  __threadfence();")
-		conds := make([]string, KW)
-		for w := 0; w < KW; w++ {
-			conds[w] = fmt.Sprintf("((volatile uint64_t *)K)[h * %d + %d] == key[%d]", KW, w, w)
-		}
-		g.line("  if (%s) { slot = h; break; }", strings.Join(conds, " && "))
-		g.line("  h = (h + 1) & (cap - 1);")
-		// A long walk may mean the table filled up behind this thread's
-		// back (threads already probing finish their row): give up then,
-		// or the walks over a full table cost O(capacity) each.
-		g.line("  if ((++probes & 31) == 0 && ((volatile uint32_t *)fill)[0] >= maxFill) { rg_raise(status, RG_TABLE_FULL); break; }")
-		g.line("  if (probes >= cap) { rg_raise(status, RG_TABLE_FULL); break; }")
-		g.line("}")
-		g.line("if (slot != ~0ull) {")
-		g.line("  uint64_t *R = T + slot * W;")
-		g.line("  atomicAdd((unsigned long long *)&R[0], 1ull);")
-		for _, l := range ap.aggs {
-			atomicUpdate(g, l, pv, pn)
+	g.line("const int gid = %s;", strings.Join(terms, " + "))
+	for gi := 0; gi < G; gi++ {
+		g.line("if (gid == %d) {", gi)
+		g.line("  cnt%d++;", gi)
+		for j, l := range ap.aggs {
+			updatePartial(g, gi, j, l, pv, pn)
 		}
 		g.line("}")
 	}
 	g.indent = g.indent[:len(g.indent)-2]
 	g.line("}")
 	b.WriteString("  }\n")
-	if ap.strat == stratDomain {
-		b.WriteString("  const int lane = threadIdx.x & 31;\n")
-		for gi := 0; gi < G; gi++ {
-			flushGroup(&b, gi, ap)
-		}
+	b.WriteString("  const int lane = threadIdx.x & 31;\n")
+	for gi := 0; gi < G; gi++ {
+		flushGroup(&b, gi, ap)
 	}
 	b.WriteString("}\n")
-	if ap.strat == stratHash {
-		b.WriteString(emitSource(ap))
-	}
 	return b.String(), nil
 }
 
@@ -485,7 +449,9 @@ func flushGroup(b *strings.Builder, gi int, ap *aggPlan) {
 			fmt.Fprintf(b, "    if (lane == 0 && %s) atomicAdd((unsigned long long *)&R[%d], (unsigned long long)%s);\n", nn, l.val, nn)
 			continue
 		}
-		fmt.Fprintf(b, "    if (lane == 0 && %s) atomicAdd((unsigned long long *)&R[%d], (unsigned long long)%s);\n", nn, l.nn, nn)
+		if l.nn > 0 {
+			fmt.Fprintf(b, "    if (lane == 0 && %s) atomicAdd((unsigned long long *)&R[%d], (unsigned long long)%s);\n", nn, l.nn, nn)
+		}
 		isMax := l.a.Kind == gpu.AggMax
 		switch {
 		case l.a.Kind == gpu.AggSum && l.arg.Kind.IsFloat():
@@ -518,36 +484,6 @@ func flushGroup(b *strings.Builder, gi int, ap *aggPlan) {
 		}
 	}
 	b.WriteString("  }\n")
-}
-
-// atomicUpdate adds one row to slot R (hash strategy).
-func atomicUpdate(g *exprGen, l aggLayout, pv, pn []string) {
-	if l.a.Kind == gpu.AggCountStar {
-		return
-	}
-	v, n := pv[l.a.Arg], pn[l.a.Arg]
-	g.line("  if (!%s) {", n)
-	if l.a.Kind == gpu.AggCount {
-		g.line("    atomicAdd((unsigned long long *)&R[%d], 1ull);", l.val)
-		g.line("  }")
-		return
-	}
-	g.line("    atomicAdd((unsigned long long *)&R[%d], 1ull);", l.nn)
-	isMax := l.a.Kind == gpu.AggMax
-	fn := map[bool]string{true: "atomicMax", false: "atomicMin"}[isMax]
-	switch {
-	case l.a.Kind == gpu.AggSum && l.arg.Kind.IsFloat():
-		g.line("    atomicAdd((double *)&R[%d], (double)%s);", l.val, v)
-	case l.a.Kind == gpu.AggSum:
-		g.line("    rg_atomic_add192(&R[%d], (i128)%s);", l.val, v)
-	case l.arg.Kind == gpu.Decimal128:
-		g.line("    rg_atomic_minmax128(&R[%d], (i128)%s, %v);", l.val, v, isMax)
-	case l.arg.Kind.IsFloat():
-		g.line("    %s((unsigned long long *)&R[%d], (unsigned long long)rg_f64_key((double)%s));", fn, l.val, v)
-	default:
-		g.line("    %s((long long *)&R[%d], (long long)%s);", fn, l.val, v)
-	}
-	g.line("  }")
 }
 
 // packKey stores one key in its word(s) of `key`: integers as int64,

@@ -25,6 +25,7 @@ func aggCases() []testCase {
 		{"agg/many_groups", testAggManyGroups},
 		{"agg/few_groups_many_rows", testAggFewGroups},
 		{"agg/float_sum", testAggFloatSum},
+		{"agg/runs_of_equal_keys", testAggRuns},
 	}
 }
 

@@ -89,6 +89,19 @@ __device__ __forceinline__ void rg_atomic_add192(uint64_t *w, i128 v) {
     if (hi != 0) atomicAdd((unsigned long long *)&w[2], (unsigned long long)hi);
 }
 
+// Acquire/release on a hash table's slot state: a reader that sees a slot
+// published (state 2) also sees its key, and a writer publishes its key
+// before the state. Cheaper than __threadfence, which would also wait for
+// the thread's own earlier atomics (the table updates of its previous row).
+__device__ __forceinline__ uint32_t rg_ld_acquire(const uint32_t *p) {
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void rg_st_release(uint32_t *p, uint32_t v) {
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
 // Floats are min/maxed through an order-preserving map to uint64: NaN
 // (canonicalized) sorts above +Inf, as in SQL engines; -0 sorts below +0.
 __device__ __forceinline__ uint64_t rg_f64_key(double d) {
