@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -101,23 +100,28 @@ func Read(items []Item, cols []Column) ([]arrow.Array, error) {
 // returns the columns' Arrow types. A reader that panics on damaged bytes
 // becomes an error naming the file.
 func readFile(path string, cols []Column, chunks [][]arrow.Array) (types []arrow.DataType, err error) {
-	f, err := os.Open(path)
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("Arrow IPC file: %w", err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("Arrow IPC file %s is a folder (use uri_folder to read its files)", path)
+	}
+	// The whole file is read at once: its columns are all read anyway, and
+	// the record batches then point into these bytes instead of copies.
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("Arrow IPC file: %w", err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("Arrow IPC file %s is a folder (use uri_folder to read its files)", path)
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			types, err = nil, fmt.Errorf("Arrow IPC file %s is damaged: %v", path, p)
 		}
 	}()
-	head := make([]byte, len(fileMagic))
-	n, _ := io.ReadFull(f, head)
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("Arrow IPC file %s: %w", path, err)
+	size := int64(len(data))
+	opts := []ipc.Option{
+		ipc.WithAllocator(limitAllocator{Allocator: memory.DefaultAllocator, max: allocLimit(size)}),
+		// No message of the file is larger than the file (arrow-go's
+		// defaults, 64 MiB and 256 MiB, would refuse large files).
+		ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size),
 	}
 	var batches []arrow.RecordBatch
 	defer func() {
@@ -126,8 +130,11 @@ func readFile(path string, cols []Column, chunks [][]arrow.Array) (types []arrow
 		}
 	}()
 	var schema *arrow.Schema
-	if n == len(fileMagic) && bytes.Equal(head, fileMagic) {
-		r, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
+	if bytes.HasPrefix(data, fileMagic) {
+		if err := checkFileSchema(data); err != nil {
+			return nil, fmt.Errorf("Arrow IPC file %s cannot be read (truncated or damaged): %v", path, err)
+		}
+		r, err := ipc.NewMappedFileReader(data, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("Arrow IPC file %s cannot be read (truncated or damaged): %w", path, err)
 		}
@@ -142,7 +149,10 @@ func readFile(path string, cols []Column, chunks [][]arrow.Array) (types []arrow
 			batches = append(batches, b)
 		}
 	} else {
-		r, err := ipc.NewReader(f, ipc.WithAllocator(memory.DefaultAllocator))
+		if err := checkStreamSchema(data); err != nil {
+			return nil, fmt.Errorf("%s is not an Arrow IPC file (no ARROW1 magic) nor an Arrow IPC stream: %v", path, err)
+		}
+		r, err := ipc.NewReader(bytes.NewReader(data), opts...)
 		if err != nil {
 			return nil, fmt.Errorf("%s is not an Arrow IPC file (no ARROW1 magic) nor an Arrow IPC stream: %v", path, err)
 		}
