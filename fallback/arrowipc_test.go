@@ -416,3 +416,64 @@ func writeArrowFile(t *testing.T, db *sql.DB, path, query string) {
 		t.Fatal(err)
 	}
 }
+
+// A column of a type the device cannot hold (a timestamp here) is not read
+// when the read's projection leaves it out, and is an error naming it when
+// the plan uses it.
+func TestArrowIPCUnusedColumn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ts.arrow")
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	for i := int64(0); i < 3; i++ {
+		b.Field(0).(*array.Int64Builder).Append(i + 10)
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(i * 1e6))
+	}
+	rec := b.NewRecordBatch()
+	b.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
+	if err == nil {
+		err = w.Write(rec)
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	f.Close()
+	rec.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"id", "ts"}
+	types := []string{i64T, `{"precisionTimestamp":{"precision":6,"nullability":"NULLABILITY_NULLABLE"}}`}
+	items := []string{`{"uriFile":"file://` + path + `","arrow":{}}`}
+	eng := tpchEngine(t)
+	ctx := context.Background()
+
+	rel := ipcReadOf(names, types, items, `,"projection":{"select":{"structItems":[{"field":0}]},"maintainSingularStruct":true}`)
+	res, err := eng.RunPlan(ctx, []byte(planJSON(relCase{rel: rel, names: []string{"id"}})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Release()
+	oracle, err := eng.RunOnDuckDB(ctx, "SELECT * FROM (VALUES (10::BIGINT), (11), (12))")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oracle.Release()
+	if err := arrowfmt.Compare(res.Record, oracle.Record, false); err != nil {
+		t.Fatalf("differs from DuckDB: %v\n%s", err, res.Plan)
+	}
+	if !strings.Contains(res.Plan, "ArrowFiles") || strings.Contains(res.Plan, "ts]") || res.Reason != "" {
+		t.Fatalf("want a device read of column id alone, got (%s)\n%s", res.Reason, res.Plan)
+	}
+
+	_, err = eng.RunPlan(ctx, []byte(planJSON(relCase{rel: ipcReadOf(names, types, items, ""), names: names})))
+	if err == nil || !strings.Contains(err.Error(), "column ts") {
+		t.Fatalf("error %v, want one naming column ts", err)
+	}
+	t.Log(err)
+}

@@ -34,7 +34,7 @@ func (t *translator) localFiles(r *plan.LocalFileReadRel) (*stream, error) {
 		// fallback's DuckDB readers take Parquet and CSV.
 		return nil, unsupported(fmt.Sprintf("relation %s", substrait.RelName(r)))
 	}
-	node, err := arrowFilesNode(r)
+	node, bad, err := arrowFilesNode(r)
 	if err != nil {
 		return nil, err
 	}
@@ -58,29 +58,95 @@ func (t *translator) localFiles(r *plan.LocalFileReadRel) (*stream, error) {
 		}
 		s.exprs = exprs
 	}
-	return s, nil
+	return pruneArrowFiles(s, node, bad, outputMapping(r))
+}
+
+// pruneArrowFiles keeps the columns that the read's filter, projection and
+// emit use (substrait.Load turns a projection mask into an emit): only
+// those are read and uploaded, and a column of a type the device cannot
+// hold is an error only when it is used.
+func pruneArrowFiles(s *stream, node *physical.ArrowFiles, bad map[int]error, emit []int32) (*stream, error) {
+	used := map[int]bool{}
+	gpu.MarkColumns(s.filter, used)
+	kept := map[int]bool{} // the outputs the emit keeps
+	for i := range s.exprs {
+		kept[i] = emit == nil
+	}
+	for _, j := range emit {
+		kept[int(j)] = true // out of range: rel() reports it
+	}
+	for i, e := range s.exprs {
+		if kept[i] {
+			gpu.MarkColumns(e, used)
+		}
+	}
+	for i := range node.Columns {
+		if used[i] && bad[i] != nil {
+			return nil, bad[i]
+		}
+	}
+	if len(used) == 0 {
+		// count(*) alone reads no column, but the rows are counted from
+		// a column: keep one.
+		for i := range node.Columns {
+			if bad[i] == nil {
+				used[i] = true
+				break
+			}
+		}
+		if len(used) == 0 {
+			return nil, bad[0]
+		}
+	}
+	pruned := &physical.ArrowFiles{Items: node.Items}
+	remap := map[int]int{}
+	for i, c := range node.Columns {
+		if used[i] {
+			remap[i] = len(pruned.Columns)
+			pruned.Columns = append(pruned.Columns, c)
+			pruned.Types = append(pruned.Types, node.Types[i])
+		}
+	}
+	out := &stream{src: pruned, filter: gpu.Renumbered(s.filter, remap), exprs: make([]*gpu.Expr, len(s.exprs))}
+	for i, e := range s.exprs {
+		if kept[i] {
+			out.exprs[i] = gpu.Renumbered(e, remap)
+		} else {
+			// An output the emit drops (rel() applies the emit next):
+			// any column of the pruned read holds its place.
+			out.exprs[i] = gpu.Col(0, pruned.Types[0])
+		}
+	}
+	return out, nil
 }
 
 // arrowFilesNode is the node reading the base schema's columns of a
 // LocalFiles read of Arrow IPC files (without its filter and projection).
-func arrowFilesNode(r *plan.LocalFileReadRel) (*physical.ArrowFiles, error) {
+// A column of a type the device cannot hold gets a placeholder type, and
+// its error in bad.
+func arrowFilesNode(r *plan.LocalFileReadRel) (*physical.ArrowFiles, map[int]error, error) {
 	files, err := ipcfiles.Items(r.ToProto().GetRead().GetLocalFiles())
 	if err != nil {
-		return nil, fmt.Errorf("ReadRel %w", err)
+		return nil, nil, fmt.Errorf("ReadRel %w", err)
 	}
 	base := r.BaseSchema()
 	if len(base.Names) != len(base.Struct.Types) {
-		return nil, fmt.Errorf("ReadRel LocalFiles of Arrow IPC files with a nested base schema: rigel reads top-level columns only")
+		return nil, nil, fmt.Errorf("ReadRel LocalFiles of Arrow IPC files with a nested base schema: rigel reads top-level columns only")
+	}
+	if len(base.Names) == 0 {
+		return nil, nil, fmt.Errorf("ReadRel LocalFiles of Arrow IPC files with an empty base schema: no column would carry the row count")
 	}
 	node := &physical.ArrowFiles{Items: files, Columns: base.Names}
+	bad := map[int]error{}
 	for i, ft := range base.Struct.Types {
 		gt, err := gpuType(ft)
 		if err != nil {
-			return nil, fmt.Errorf("ReadRel LocalFiles (Arrow IPC) column %s: %w", base.Names[i], err)
+			bad[i] = fmt.Errorf("ReadRel LocalFiles (Arrow IPC) column %s: %w", base.Names[i], err)
+			gt = gpu.Type{Kind: gpu.Bool, Nullable: true}
 		}
 		node.Types = append(node.Types, gt)
 	}
-	return node, nil
+	return node, bad, nil
 }
 
 // arrowFilesInput gives a fallback's SQL the rows of the Arrow IPC files it
@@ -89,9 +155,14 @@ func arrowFilesNode(r *plan.LocalFileReadRel) (*physical.ArrowFiles, error) {
 // run on the device (its filter, or a subquery holding it, falls back).
 func arrowFilesInput(f *physical.Fallback) func(r *plan.LocalFileReadRel) (string, error) {
 	return func(r *plan.LocalFileReadRel) (string, error) {
-		node, err := arrowFilesNode(r)
+		node, bad, err := arrowFilesNode(r)
 		if err != nil {
 			return "", err
+		}
+		for i := range node.Columns {
+			if bad[i] != nil { // the SQL reads every column
+				return "", bad[i]
+			}
 		}
 		name := fmt.Sprintf("rigel_input_%d", len(f.Inputs))
 		f.Inputs = append(f.Inputs, node)
