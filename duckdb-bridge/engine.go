@@ -364,11 +364,11 @@ func (e *Engine) planOnDuckDB(ctx context.Context, data []byte, cause error) (*R
 	if err != nil {
 		return nil, false, nil
 	}
-	q, err := fallback.PlanSQL(loaded.Root, loaded.Names)
+	q, reads, err := fallback.PlanSQLArrow(loaded.Root, loaded.Names)
 	if err != nil {
 		return nil, false, nil
 	}
-	res, err := e.fallback(ctx, q)
+	res, err := e.fallbackArrow(ctx, q, reads)
 	if err != nil {
 		return nil, true, err
 	}

@@ -111,7 +111,7 @@ func TestEveryRelation(t *testing.T) {
 		{name: "ReadRel LocalFiles CSV", rel: files(`{"uriPath":"` + csv + `","text":{"fieldDelimiter":"|","quote":"\"","headerLinesToSkip":"1","escape":"\"","valueTreatedAsNull":"NA"}}`),
 			names: []string{"k", "s"}, sql: "SELECT * FROM (VALUES (0::BIGINT, 'a|b'), (1, NULL), (2, ''))"},
 		{name: "ReadRel LocalFiles Arrow IPC", rel: files(`{"uriFile":"file://` + arrowFile + `","arrow":{}}`), names: []string{"k", "s"},
-			refuse: "Arrow IPC files are not read"},
+			sql: "SELECT * FROM (VALUES (0::BIGINT, 'v0'), (1, NULL), (2, 'v2'))"},
 		{name: "ExtensionSingleRel", rel: `{"extensionSingle":{"input":` + region() + `,"detail":{"@type":"type.googleapis.com/google.protobuf.StringValue","value":"x"}}}`,
 			names: regionNames, refuse: "ExtensionSingleRel (extension type.googleapis.com/google.protobuf.StringValue)"},
 		{name: "ExtensionLeafRel", rel: `{"extensionLeaf":{"detail":{"@type":"type.googleapis.com/google.protobuf.Int64Value","value":"5"}}}`,
@@ -263,7 +263,7 @@ func call(fn, out string, args ...string) string {
 
 // writeFiles writes the same three rows as Parquet (by DuckDB), CSV (a
 // header line, a quoted delimiter, the null marker NA, an empty field) and
-// an Arrow IPC file's name (never read: the format is refused).
+// an Arrow IPC file (by DuckDB's Arrow result through duckdb-go).
 func writeFiles(t *testing.T, dir string) (parquet, csv, arrowFile string) {
 	t.Helper()
 	db, err := sql.Open("duckdb", "")
@@ -279,5 +279,7 @@ func writeFiles(t *testing.T, dir string) (parquet, csv, arrowFile string) {
 	if err := os.WriteFile(csv, []byte("k|s\n0|\"a|b\"\n1|NA\n2|\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return parquet, csv, filepath.Join(dir, "t.arrow")
+	arrowFile = filepath.Join(dir, "t.arrow")
+	writeArrowFile(t, db, arrowFile, "SELECT i AS k, CASE WHEN i = 1 THEN NULL ELSE 'v' || i END AS s FROM range(3) r(i)")
+	return parquet, csv, arrowFile
 }

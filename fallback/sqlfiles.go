@@ -16,7 +16,8 @@ import (
 // delimiter, quote, escape, header lines and null value (columns by
 // position, typed by the base schema). Other formats, byte ranges of a file
 // and mixed formats are refused by name: there is no exact DuckDB reading
-// of them (Arrow IPC files need an extension DuckDB does not ship with).
+// of them. Arrow IPC files are read by rigel and given to DuckDB as a
+// registered table (arrowipc.go).
 func (w *Writer) localFiles(x *plan.LocalFileReadRel, outer *scope) (string, error) {
 	items := x.ToProto().GetRead().GetLocalFiles().GetItems()
 	if len(items) == 0 {
@@ -52,7 +53,7 @@ func (w *Writer) localFiles(x *plan.LocalFileReadRel, outer *scope) (string, err
 			}
 			f, text = "text", t
 		case *proto.ReadRel_LocalFiles_FileOrFiles_Arrow:
-			return "", fmt.Errorf("fallback SQL: LocalFiles item %d: Arrow IPC files are not read: DuckDB has no built-in Arrow IPC file reader", i)
+			f = "arrow" // read by rigel (arrowipc.go): DuckDB has no built-in Arrow IPC reader
 		case *proto.ReadRel_LocalFiles_FileOrFiles_Orc:
 			return "", fmt.Errorf("fallback SQL: LocalFiles item %d: ORC files are not read: DuckDB has no ORC reader", i)
 		case *proto.ReadRel_LocalFiles_FileOrFiles_Dwrf:
@@ -64,6 +65,9 @@ func (w *Writer) localFiles(x *plan.LocalFileReadRel, outer *scope) (string, err
 			return "", fmt.Errorf("fallback SQL: LocalFiles items of different formats (%s, %s) in one read", format, f)
 		}
 		format = f
+	}
+	if format == "arrow" {
+		return w.arrowFiles(x, outer)
 	}
 	list := "[" + strings.Join(paths, ", ") + "]"
 	a := w.alias()

@@ -26,7 +26,12 @@ type Writer struct {
 	// name, with columns c0, c1, ... Named table reads are never asked:
 	// DuckDB reads its own tables.
 	Input func(r plan.Rel) (view string, err error)
-	seq   int
+	// ArrowFiles, when set, is asked for the name of a registered table
+	// that will hold the base schema's columns (c0, c1, ...) of a
+	// LocalFiles read of Arrow IPC files, which DuckDB cannot read itself
+	// (arrowipc.go). Unset, such a read is refused.
+	ArrowFiles func(r *plan.LocalFileReadRel) (table string, err error)
+	seq        int
 }
 
 // Query writes r as a query with columns c0, c1, ...
@@ -37,7 +42,10 @@ func (w *Writer) Query(r plan.Rel) (string, error) {
 // PlanSQL writes a whole plan as one DuckDB query whose columns carry the
 // plan's output names (c0, ... where it has none).
 func PlanSQL(root plan.Rel, names []string) (string, error) {
-	w := &Writer{}
+	return (&Writer{}).planSQL(root, names)
+}
+
+func (w *Writer) planSQL(root plan.Rel, names []string) (string, error) {
 	q, err := w.rel(root, nil, false)
 	if err != nil {
 		return "", err

@@ -40,7 +40,7 @@ var OpKinds = []string{"scan", "filter/project", "join", "aggregate", "sort", "f
 
 func opKind(n Node) string {
 	switch x := n.(type) {
-	case *Scan:
+	case *Scan, *ArrowFiles:
 		return "scan"
 	case *Pipeline:
 		if x.Pipe.Sink == gpu.SinkAggregate {
@@ -222,6 +222,8 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 		return out, nil
 	case *Values:
 		return r.values(ctx, x)
+	case *ArrowFiles:
+		return r.arrowFiles(ctx, x)
 	case *Fallback:
 		out, err := r.fallback(ctx, x, ins)
 		if err != nil {

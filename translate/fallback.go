@@ -69,6 +69,7 @@ func (t *translator) fallbackRel(r plan.Rel, cause error) (*stream, error) {
 		f.InputNames = append(f.InputNames, name)
 		return name, nil
 	}}
+	w.ArrowFiles = arrowFilesInput(f)
 	q, err := w.Query(r)
 	if err != nil {
 		if strings.Contains(cause.Error(), err.Error()) {

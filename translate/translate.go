@@ -146,6 +146,8 @@ func (t *translator) relNoEmit(r plan.Rel) (*stream, error) {
 		return t.read(x)
 	case *plan.VirtualTableReadRel:
 		return t.values(x)
+	case *plan.LocalFileReadRel:
+		return t.localFiles(x)
 	case *plan.FilterRel:
 		if cr, ok := x.Input().(*plan.CrossRel); ok && outputMapping(cr) == nil {
 			return t.filterOverCross(x, cr) // Isthmus's way to write joins
