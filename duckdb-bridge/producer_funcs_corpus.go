@@ -148,8 +148,10 @@ func i32Literal(v int32) *pb.Expression {
 // DECIMAL(P, S') keeps exactly (its digits below S' are zeros). Refused:
 //   - d <= -(P-S): DuckDB then returns 0 whatever x is (round(50.00, -2)
 //     of a DECIMAL(4,2) is 0, not 100), which no standard round gives;
-//   - P = 38: the standard result cannot widen to hold a carry into a new
-//     integer digit (its precision stays 38), where DuckDB's can.
+//   - P = 38 with d < S: the standard result cannot widen to hold a carry
+//     into a new integer digit (its precision stays 38), where DuckDB's
+//     can. With d >= S (round(sum(x), 2) of a DECIMAL(38,2) sum) nothing
+//     is rounded and the standard result is x itself, DECIMAL(38,S).
 func (p *producer) roundDecimal(e *duckExpr, in []colType) (*pb.Expression, colType, bool, error) {
 	if rt := e.Children[0].ReturnType; rt == nil || rt.ID != "DECIMAL" {
 		return nil, colType{}, false, nil // float round: scalarRef
@@ -169,8 +171,11 @@ func (p *producer) roundDecimal(e *duckExpr, in []colType) (*pb.Expression, colT
 	switch {
 	case d <= -int64(w-s):
 		return nil, colType{}, true, unsupported("function round(%s, %d): DuckDB gives 0 when every integer digit is rounded away", types[0].duck, d)
-	case w >= 38:
+	case w >= 38 && d < int64(s):
 		return nil, colType{}, true, unsupported("function round(%s, %d): the standard decimal round cannot widen DECIMAL(38,S)", types[0].duck, d)
+	}
+	if w >= 38 {
+		w = 37 // d >= S: nothing is rounded, so no carry; the result keeps x's type
 	}
 	inner := colType{duck: duckType{ID: "DECIMAL", TypeInfo: &struct {
 		Type  string `json:"type"`

@@ -36,3 +36,7 @@ SELECT id, ts - TIMESTAMP '2024-01-15 10:30:00.000001' AS a, TIMESTAMP '1970-01-
 SELECT id, iv > INTERVAL 1 DAY AS a, iv >= INTERVAL 30 DAY AS b, iv < INTERVAL '-1 hour' AS c, iv = INTERVAL 90 SECOND AS d FROM sp;
 -- name: interval_compare_normalized
 SELECT k, a > b AS gt, a = b AS eq, a < b AS lt FROM (VALUES (1, INTERVAL '1 month -1 day', INTERVAL '29 days'), (2, INTERVAL '25 hours', INTERVAL '1 day 1 hour'), (3, INTERVAL 30 DAY, INTERVAL 1 MONTH), (4, NULL, INTERVAL 1 DAY), (5, INTERVAL '-1 day 1 hour', INTERVAL '-23 hours')) t(k, a, b);
+-- name: fn_round_decimal_sum
+SELECT g, round(sum(d4), 4) AS a, round(sum(d2), 3) AS b, round(sum(d1), 1) AS c FROM w WHERE id NOT IN (3, 4) GROUP BY g;
+-- name: fn_round_decimal_38
+SELECT g, round(sum(d4), 2) AS a FROM w GROUP BY g;
