@@ -322,6 +322,9 @@ func (p *producer) function(e *duckExpr, in []colType) (*pb.Expression, colType,
 	if e.ReturnType == nil {
 		return nil, colType{}, fmt.Errorf("duckdb plan: function %s without a return type", e.Name)
 	}
+	if g, t, ok, err := p.corpusFunction(e, in); ok { // producer_funcs_corpus.go
+		return g, t, err
+	}
 	switch {
 	case datePartFunctions[e.Name] && len(e.Children) == 1:
 		return p.datePart(e.Name, e.Children[0], e, in)

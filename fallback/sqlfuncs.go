@@ -132,6 +132,13 @@ func extract(a, enums []string) (string, error) {
 		} else if len(rest) == 1 && rest[0] == "SUNDAY_ZERO" {
 			part = "dow"
 		}
+	case "SUNDAY_DAY_OF_WEEK", "MONDAY_DAY_OF_WEEK":
+		// DuckDB's dow is Sunday 0 .. Saturday 6, isodow Monday 1 .. Sunday 7.
+		if len(rest) == 1 && rest[0] == "ZERO" && comp == "SUNDAY_DAY_OF_WEEK" {
+			part = "dow"
+		} else if len(rest) == 1 && rest[0] == "ONE" && comp == "MONDAY_DAY_OF_WEEK" {
+			part = "isodow"
+		}
 	case "QUARTER", "MONTH", "DAY", "DAY_OF_YEAR":
 		if len(rest) == 1 && rest[0] != "ONE" {
 			part = ""

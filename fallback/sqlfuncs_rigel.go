@@ -17,6 +17,9 @@ var rigelFuncs = map[string]sqlFunc{
 	"subtract":       infix("-"),
 	// Of decimals, giving DECIMAL(P,0); round halves away from zero.
 	"ceil": call("ceil"), "floor": call("floor"), "round": call("round"),
+	// sign of a float (TINYINT, 0 for NaN), make_date, and the interval
+	// normalization DuckDB compares intervals by.
+	"sign": call("sign"), "make_date": call("make_date"), "normalized_interval": call("normalized_interval"),
 }
 
 // rigelScalar looks up a function of rigel's extension by its URN, so that a

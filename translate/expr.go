@@ -192,6 +192,9 @@ func (c exprConv) scalar(f *expr.ScalarFunction) (*gpu.Expr, error) {
 	if g, ok, err := c.temporalScalar(fn, f); ok { // fn_temporal.go: timestamp and interval results
 		return g, err
 	}
+	if g, ok, err := c.corpusScalar(fn, f); ok { // fn_corpus.go: sign, make_date
+		return g, err
+	}
 	if g, ok, err := c.numericScalar(fn, f); ok { // fn_num.go: reads its own options
 		return g, err
 	}
@@ -303,8 +306,9 @@ func (c exprConv) scalar(f *expr.ScalarFunction) (*gpu.Expr, error) {
 
 // checkOptions refuses function options rigel would otherwise ignore.
 func checkOptions(f *expr.ScalarFunction) error {
-	p := f.ToProto().GetScalarFunction()
-	for _, o := range p.GetOptions() {
+	// GetOptions, not ToProto: substrait-go v8.1.1's ToProto panics on an
+	// argument whose type is interval_compound (TypeToProto lacks it).
+	for _, o := range f.GetOptions() {
 		prefs := o.GetPreference()
 		if len(prefs) == 0 {
 			continue

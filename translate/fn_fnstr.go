@@ -56,7 +56,7 @@ var optionKinds = map[substrait.Func]map[string]map[string]gpu.StrFuncKind{
 // options reads a call's options (name -> first preference, upper case).
 func options(f *expr.ScalarFunction) map[string]string {
 	out := map[string]string{}
-	for _, o := range f.ToProto().GetScalarFunction().GetOptions() {
+	for _, o := range f.GetOptions() { // not ToProto: it panics on interval_compound arguments
 		if p := o.GetPreference(); len(p) > 0 {
 			out[o.GetName()] = strings.ToUpper(p[0])
 		}

@@ -25,7 +25,7 @@ type fnOpts struct {
 
 func optionsOf(f *expr.ScalarFunction) *fnOpts {
 	o := &fnOpts{fn: f.Name(), vals: map[string]string{}, used: map[string]bool{}}
-	for _, opt := range f.ToProto().GetScalarFunction().GetOptions() {
+	for _, opt := range f.GetOptions() { // not ToProto: it panics on interval_compound arguments
 		if p := opt.GetPreference(); len(p) > 0 {
 			o.vals[opt.GetName()] = p[0]
 		}

@@ -39,6 +39,7 @@ func cases() []testCase {
 	all = append(all, joinCases()...)
 	all = append(all, fnstrCases()...)
 	all = append(all, temporalCases()...)
+	all = append(all, corpusCases()...) // cases_corpus.go
 	return all
 }
 

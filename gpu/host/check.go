@@ -240,6 +240,8 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 		return nil, checkTemporal(e)
 	case gpu.OpAddMonthsTs:
 		return nil, checkTemporalTs(e)
+	case gpu.OpMakeDate: // eval_corpus.go
+		return nil, checkMakeDate(e)
 	}
 	if ok, err := checkNum(e); ok {
 		return nil, err
