@@ -72,11 +72,12 @@ func openEngine(t *testing.T) *duckdbbridge.Engine {
 // Outcome is what became of one producer's plan for one query.
 type Outcome struct {
 	Producer, Query string
-	Refused         string // the producer made no plan: its message
-	LoadErr         string // substrait.Load refused the plan
-	RunErr          string // rigel could not run it
-	Where, Reason   string // where it ran; why it fell back
-	Diff            string // how the answer differs from DuckDB's
+	Refused         string   // the producer made no plan: its message
+	LoadErr         string   // substrait.Load refused the plan
+	RunErr          string   // rigel could not run it
+	Where, Reason   string   // where it ran; why it fell back
+	Diff            string   // how the answer differs from DuckDB's
+	Notes           []string // where rigel departed from the plan's declarations
 }
 
 // Failed says why the outcome breaks the target (every plan the producer
@@ -129,7 +130,7 @@ func check(ctx context.Context, eng *duckdbbridge.Engine, producer string, n int
 		return o
 	}
 	defer got.Release()
-	o.Where, o.Reason = string(got.Where), got.Reason
+	o.Where, o.Reason, o.Notes = string(got.Where), got.Reason, got.Notes
 	if err := Compare(got.Record, want.Record); err != nil {
 		o.Diff = err.Error()
 	}
@@ -380,6 +381,10 @@ func resultsMarkdown(all []Outcome) string {
 				note = o.RunErr
 			case o.Diff != "":
 				note = o.Diff
+			}
+			if len(o.Notes) > 0 {
+				// The decimal types rigel derived where the plan declared others.
+				note = strings.TrimPrefix(note+"; rigel: "+strings.Join(o.Notes, "; "), "; ")
 			}
 			b.WriteString(fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", o.Query, cell(emitted, false),
 				cell(loaded, !emitted), where, cell(ran && o.Diff == "", !ran), mdEscape(note)))
