@@ -198,7 +198,10 @@ func (f *typeFixer) expr(s *types.RecordType, e *proto.Expression) error {
 				return err
 			}
 		}
-		return f.expr(s, x.IfThen.Else)
+		if err := f.expr(s, x.IfThen.Else); err != nil || f.derive == nil {
+			return err
+		}
+		return f.derive.unifyIfThen(f, s, x.IfThen)
 	case *proto.Expression_SingularOrList_:
 		if err := f.expr(s, x.SingularOrList.Value); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -193,4 +194,91 @@ func callsDecimalArithmetic(p *proto.Plan) bool {
 		})
 	}
 	return found
+}
+
+// unifyIfThen gives an if-then's branches one type where they are exact
+// numbers of different types, a decimal among them: each branch that
+// differs is cast to the decimal that holds every branch (the largest
+// scale, the most integer digits, at most 38 digits). The spec wants one
+// type for all branches; a re-typed product in one branch (or ibis's
+// ifelse(c, price * (1 - discount), 0), whose else is an i8 literal) makes
+// them differ, and a consumer that took one branch's type would round or
+// overflow the others. The casts are noted like the re-typed calls.
+func (d *decimalDeriver) unifyIfThen(f *typeFixer, s *types.RecordType, it *proto.Expression_IfThen) error {
+	var branches []*proto.Expression
+	for _, c := range it.Ifs {
+		branches = append(branches, c.Then)
+	}
+	if it.Else != nil {
+		branches = append(branches, it.Else)
+	}
+	ts := make([]types.Type, len(branches))
+	var scale, digits int32
+	anyDecimal, same := false, true
+	for i, b := range branches {
+		e, err := expr.ExprFromProto(b, s, f.reg)
+		if err != nil {
+			return err
+		}
+		ts[i] = e.GetType()
+		var p, sc int32
+		switch t := ts[i].(type) {
+		case *types.DecimalType:
+			p, sc, anyDecimal = t.Precision, t.Scale, true
+		case *types.Int8Type:
+			p = 3
+		case *types.Int16Type:
+			p = 5
+		case *types.Int32Type:
+			p = 10
+		case *types.Int64Type:
+			p = 19
+		default:
+			return nil // not all exact numbers: the plan's own business
+		}
+		scale, digits = max(scale, sc), max(digits, p-sc)
+		if i > 0 && !sameIgnoringNullability(ts[0], ts[i]) {
+			same = false
+		}
+	}
+	if !anyDecimal || same {
+		return nil
+	}
+	common := &types.DecimalType{Precision: min(digits+scale, 38), Scale: scale}
+	var parts []string
+	for i, b := range branches {
+		parts = append(parts, typeText(ts[i]))
+		if sameIgnoringNullability(ts[i], common) {
+			continue
+		}
+		nb := proto.Type_NULLABILITY_REQUIRED
+		if ts[i].GetNullability() == types.NullabilityNullable {
+			nb = proto.Type_NULLABILITY_NULLABLE
+		}
+		cast := &proto.Expression{RexType: &proto.Expression_Cast_{Cast: &proto.Expression_Cast{
+			Type: &proto.Type{Kind: &proto.Type_Decimal_{Decimal: &proto.Type_Decimal{
+				Precision: common.Precision, Scale: common.Scale, Nullability: nb}}},
+			Input:           pb.Clone(b).(*proto.Expression),
+			FailureBehavior: proto.Expression_Cast_FAILURE_BEHAVIOR_THROW_EXCEPTION,
+		}}}
+		if i < len(it.Ifs) {
+			it.Ifs[i].Then = cast
+		} else {
+			it.Else = cast
+		}
+	}
+	d.counts[fmt.Sprintf("if-then branches of %s are cast to their common type %s", strings.Join(parts, ", "),
+		decimalText(common.Precision, common.Scale))]++
+	return nil
+}
+
+func sameIgnoringNullability(a, b types.Type) bool {
+	return a.WithNullability(types.NullabilityRequired).Equals(b.WithNullability(types.NullabilityRequired))
+}
+
+func typeText(t types.Type) string {
+	if d, ok := t.(*types.DecimalType); ok {
+		return decimalText(d.Precision, d.Scale)
+	}
+	return t.WithNullability(types.NullabilityRequired).String()
 }

@@ -204,3 +204,45 @@ func TestDeriveDecimalsTakesDuckDBBridgePlansAsDeclared(t *testing.T) {
 		t.Errorf("product %s, notes %q: want the declaration, unnoted", got, l.Notes)
 	}
 }
+
+func loadCommitted(t *testing.T, path string) *Plan {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// ibis's Q14 (dataframe API) sums ifelse(p_type LIKE 'PROMO%', revenue, 0):
+// the then branch is a re-typed product, decimal(31,4), the else an i8
+// literal. Both become decimal(31,4), as a CASE's common type, where
+// taking the else's type (substrait-go's IfThen type) would overflow.
+func TestDeriveDecimalsUnifiesIfThenBranches(t *testing.T) {
+	l := loadCommitted(t, "../conformance/plans/ibis-4.0.1-tpch/q14.pb")
+	want := "if-then branches of decimal(31,4), i8 are cast to their common type decimal(31,4)"
+	found := false
+	for _, n := range l.Notes {
+		found = found || n == want
+	}
+	if !found {
+		t.Errorf("notes %q lack %q", l.Notes, want)
+	}
+}
+
+// ibis-substrait declares extract(YEAR, date) as "extract:date", a
+// signature older than the enum component: placed again by its arguments.
+func TestExtractWithAnOldSignatureLoads(t *testing.T) {
+	l := loadCommitted(t, "../conformance/plans/ibis-4.0.1-tpch/q07.pb")
+	if n := len(l.Root.RecordType().Types()); n != 4 {
+		t.Errorf("%d result columns, want 4", n)
+	}
+}
