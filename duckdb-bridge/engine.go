@@ -89,6 +89,9 @@ type Result struct {
 	Stats  *physical.RunStats
 	// Timings of the phases, for benchmarks.
 	PlanNanos, ExecNanos int64
+	// Notes say where rigel departed from a Substrait plan's declarations
+	// (substrait.Plan.Notes); the EXPLAIN text starts with them.
+	Notes []string
 }
 
 // Release frees the result's record.
@@ -105,6 +108,7 @@ type Prepared struct {
 	Root   physical.Node
 	Reason string // non-empty: falls back
 	Plan   string // EXPLAIN text of Root, rendered once
+	Notes  []string
 }
 
 // Prepare plans a query: DuckDB's optimized plan, turned into Substrait,
@@ -346,6 +350,7 @@ func (e *Engine) RunPlan(ctx context.Context, data []byte) (*Result, error) {
 	}
 	res := e.deviceResult(rec, st, pp.Plan, planNanos)
 	res.Reason = splitReason(pp.Root)
+	res.Notes = pp.Notes
 	return res, nil
 }
 
@@ -373,6 +378,7 @@ func (e *Engine) planOnDuckDB(ctx context.Context, data []byte, cause error) (*R
 		return nil, true, err
 	}
 	res.Reason = cause.Error()
+	res.Notes = loaded.Notes
 	return res, true, nil
 }
 
@@ -403,5 +409,14 @@ func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 			names = append(names, fmt.Sprintf("col%d", i))
 		}
 	}
-	return &Prepared{Names: names, Root: root, Plan: physical.Explain(root, string(e.where()))}, nil
+	return &Prepared{Names: names, Root: root, Notes: loaded.Notes, Plan: notesText(loaded.Notes) + physical.Explain(root, string(e.where()))}, nil
+}
+
+// notesText is the EXPLAIN lines of a plan's notes.
+func notesText(notes []string) string {
+	var b strings.Builder
+	for _, n := range notes {
+		b.WriteString("[note] " + n + "\n")
+	}
+	return b.String()
 }

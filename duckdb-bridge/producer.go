@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/rigel-db/rigel/substrait"
 	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
@@ -153,7 +154,7 @@ func ProducePlan(ctx context.Context, conn *sql.Conn, query string) (*pb.Plan, e
 		return nil, fmt.Errorf("duckdb plan: the plan has %d output columns but the query has %d", len(out), len(names))
 	}
 	return &pb.Plan{
-		Version:       &pb.Version{MajorNumber: 0, MinorNumber: 85, Producer: "rigel duckdb-bridge"},
+		Version:       &pb.Version{MajorNumber: 0, MinorNumber: 85, Producer: substrait.DuckDBBridgeProducer},
 		ExtensionUrns: reg.urns,
 		Extensions:    reg.decls,
 		Relations: []*pb.PlanRel{{RelType: &pb.PlanRel_Root{Root: &pb.RelRoot{

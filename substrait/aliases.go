@@ -96,7 +96,7 @@ func normalizeExtensions(p *proto.Plan, coll *extensions.Collection) (*proto.Pla
 				return nil, err
 			}
 			setURNRef(d, anchorOf(urn))
-			if f := d.GetExtensionFunction(); f != nil && functionAliases[baseName(f.Name)].to != "" {
+			if f := d.GetExtensionFunction(); f != nil && (functionAliases[baseName(f.Name)].to != "" || unknownVariant(coll, urn, f.Name)) {
 				unplaced[f.FunctionAnchor] = f
 			}
 			continue
@@ -130,6 +130,22 @@ func normalizeExtensions(p *proto.Plan, coll *extensions.Collection) (*proto.Pla
 		return nil, err
 	}
 	return p, nil
+}
+
+// unknownVariant says whether a compound name names no variant of the
+// extension: ibis-substrait 4.0.1 writes extract(YEAR, date) as
+// "extract:date", a signature from before the component became an enum
+// ("extract:req_date"). Such a function is placed again by the types of its
+// first call, as an undeclared one is.
+func unknownVariant(coll *extensions.Collection, urn, name string) bool {
+	if !strings.Contains(name, ":") {
+		return false
+	}
+	id := extensions.ID{URN: urn, Name: name}
+	_, s := coll.GetScalarFunc(id)
+	_, a := coll.GetAggregateFunc(id)
+	_, w := coll.GetWindowFunc(id)
+	return !s && !a && !w
 }
 
 // alias is a function another producer names differently: to is the

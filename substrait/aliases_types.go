@@ -24,6 +24,9 @@ type typeFixer struct {
 	anchorOf func(urn string) uint32
 	extSet   extensions.Set
 	reg      expr.ExtensionRegistry
+	// derive, when set, re-types declared decimal results by the YAML
+	// (decimal_derive.go) and nothing else is rewritten.
+	derive *decimalDeriver
 }
 
 func (f *typeFixer) plan() error {
@@ -183,7 +186,9 @@ func (f *typeFixer) expr(s *types.RecordType, e *proto.Expression) error {
 		if err != nil {
 			return err
 		}
-		f.dateComparison(sf, args)
+		if f.derive == nil {
+			f.dateComparison(sf, args)
+		}
 		return f.complete(sf.FunctionReference, args, &sf.OutputType)
 	case *proto.Expression_Cast_:
 		return f.expr(s, x.Cast.Input)
@@ -193,7 +198,10 @@ func (f *typeFixer) expr(s *types.RecordType, e *proto.Expression) error {
 				return err
 			}
 		}
-		return f.expr(s, x.IfThen.Else)
+		if err := f.expr(s, x.IfThen.Else); err != nil || f.derive == nil {
+			return err
+		}
+		return f.derive.unifyIfThen(f, s, x.IfThen)
 	case *proto.Expression_SingularOrList_:
 		if err := f.expr(s, x.SingularOrList.Value); err != nil {
 			return err
@@ -268,6 +276,9 @@ func (f *typeFixer) complete(anchor uint32, args []types.Type, out **proto.Type)
 		}
 	}
 	if *out != nil {
+		if f.derive != nil {
+			return f.derive.check(f, anchor, args, out)
+		}
 		return nil
 	}
 	id, ok := f.extSet.DecodeFunc(anchor)

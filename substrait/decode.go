@@ -26,6 +26,10 @@ type Plan struct {
 	Root  plan.Rel
 	Names []string
 	Proto *proto.Plan
+	// Notes say where rigel departed from the plan's declarations (a
+	// decimal result re-typed by the extension's rule, decimal_derive.go),
+	// for EXPLAIN and the result.
+	Notes []string
 }
 
 // DecodeJSON parses a plan in protobuf JSON form. Lines starting with "//"
@@ -101,6 +105,8 @@ func Load(p *proto.Plan) (out *Plan, err error) {
 	if p, err = normalizeExtensions(p, coll); err != nil {
 		return nil, err
 	}
+	// Decimal results as the extensions derive them (decimal_derive.go).
+	p, notes := deriveDecimals(p, coll)
 	extSet, err := extensions.GetExtensionSet(p, coll)
 	if err != nil {
 		return nil, fmt.Errorf("%w: extensions: %v", ErrMalformed, err)
@@ -130,7 +136,7 @@ func Load(p *proto.Plan) (out *Plan, err error) {
 	if err := checkDeclared(rel, "root", coll); err != nil {
 		return nil, err
 	}
-	out = &Plan{Root: rel, Names: root.Names, Proto: p}
+	out = &Plan{Root: rel, Names: root.Names, Proto: p, Notes: notes}
 	if n := len(rel.RecordType().Types()); len(out.Names) != 0 && len(out.Names) < n {
 		return nil, fmt.Errorf("%w: root.names: %d names for %d output columns", ErrMalformed, len(out.Names), n)
 	}

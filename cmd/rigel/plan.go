@@ -37,6 +37,9 @@ func cmdPlan(ctx context.Context, args []string) error {
 		return err
 	}
 	defer res.Release()
+	for _, n := range res.Notes { // rigel departed from the plan's declarations
+		fmt.Fprintf(os.Stderr, "rigel: note: %s\n", n)
+	}
 	if err := writeResult(os.Stdout, res.Record, *format); err != nil {
 		return err
 	}

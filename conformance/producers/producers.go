@@ -144,14 +144,20 @@ func lastLines(s string, n int) string {
 type Emitted struct {
 	Plan   []byte // binary protobuf or JSON
 	Refuse string // the producer's message when it made no plan
+	// Via says which of the producer's paths made the plan, when it has
+	// several (ibis: "sql" through ibis.parse_sql, or "api ..." through
+	// its dataframe API where parse_sql failed), from qNN.via.
+	Via string
 }
 
 // ReadEmitted reads query name's result (qNN) from a folder the producer
-// wrote (qNN.pb, qNN.err) or from a committed copy (qNN.json, qNN.err).
+// wrote (qNN.pb, qNN.err, qNN.via) or from a committed copy (qNN.json,
+// qNN.err).
 func ReadEmitted(dir, name string) (Emitted, error) {
 	for _, ext := range []string{".pb", ".json"} {
 		if b, err := os.ReadFile(filepath.Join(dir, name+ext)); err == nil {
-			return Emitted{Plan: b}, nil
+			via, _ := os.ReadFile(filepath.Join(dir, name+".via"))
+			return Emitted{Plan: b, Via: strings.TrimSpace(string(via))}, nil
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, name+".err"))

@@ -72,11 +72,13 @@ func openEngine(t *testing.T) *duckdbbridge.Engine {
 // Outcome is what became of one producer's plan for one query.
 type Outcome struct {
 	Producer, Query string
-	Refused         string // the producer made no plan: its message
-	LoadErr         string // substrait.Load refused the plan
-	RunErr          string // rigel could not run it
-	Where, Reason   string // where it ran; why it fell back
-	Diff            string // how the answer differs from DuckDB's
+	Refused         string   // the producer made no plan: its message
+	LoadErr         string   // substrait.Load refused the plan
+	RunErr          string   // rigel could not run it
+	Where, Reason   string   // where it ran; why it fell back
+	Diff            string   // how the answer differs from DuckDB's
+	Notes           []string // where rigel departed from the plan's declarations
+	Via             string   // which of the producer's paths made the plan (Emitted.Via)
 }
 
 // Failed says why the outcome breaks the target (every plan the producer
@@ -99,7 +101,7 @@ func queryName(n int) string { return fmt.Sprintf("q%02d", n) }
 
 // check loads, runs and compares one emitted plan.
 func check(ctx context.Context, eng *duckdbbridge.Engine, producer string, n int, em Emitted) Outcome {
-	o := Outcome{Producer: producer, Query: queryName(n)}
+	o := Outcome{Producer: producer, Query: queryName(n), Via: em.Via}
 	if em.Plan == nil {
 		o.Refused = em.Refuse
 		return o
@@ -129,7 +131,7 @@ func check(ctx context.Context, eng *duckdbbridge.Engine, producer string, n int
 		return o
 	}
 	defer got.Release()
-	o.Where, o.Reason = string(got.Where), got.Reason
+	o.Where, o.Reason, o.Notes = string(got.Where), got.Reason, got.Notes
 	if err := Compare(got.Record, want.Record); err != nil {
 		o.Diff = err.Error()
 	}
@@ -295,6 +297,11 @@ func writeCommitted(p Producer, out string) error {
 		if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
 			return err
 		}
+		if em.Via != "" {
+			if err := os.WriteFile(filepath.Join(dir, name+".via"), []byte(em.Via+"\n"), 0o644); err != nil {
+				return err
+			}
+		}
 	}
 	readme := fmt.Sprintf("# %s %s: the 22 TPC-H queries as Substrait\n\n"+
 		"Written by `make plans` (conformance/producers, RIGEL_WRITE_PLANS=1) from\n"+
@@ -314,7 +321,8 @@ func resultsMarkdown(all []Outcome) string {
 	b.WriteString(fmt.Sprintf("(`substrait.Load`), runs it (`Engine.RunPlan`, host device, TPC-H SF%g) and\n", sf))
 	b.WriteString("compares the answer with DuckDB's answer to the same SQL.\n\n")
 	b.WriteString(fmt.Sprintf("Producers: DataFusion %s (PyPI datafusion), ibis-substrait %s (ibis-framework 9.5.0,\n", DataFusionVersion, IbisVersion))
-	b.WriteString(fmt.Sprintf("SQL through `ibis.parse_sql`), Isthmus %s (Maven io.substrait:isthmus); isthmus-0.81: the\n", IsthmusVersion))
+	b.WriteString(fmt.Sprintf("SQL through `ibis.parse_sql`, and where that fails the same query written with ibis's dataframe API,\n"+
+		"python/ibis_tpch_api.py: the note says so), Isthmus %s (Maven io.substrait:isthmus); isthmus-0.81: the\n", IsthmusVersion))
 	b.WriteString("committed Isthmus 0.81 plans of conformance/plans/isthmus-tpch (taken as data).\n\n")
 	byProducer := map[string][]Outcome{}
 	var names []string
@@ -380,6 +388,14 @@ func resultsMarkdown(all []Outcome) string {
 				note = o.RunErr
 			case o.Diff != "":
 				note = o.Diff
+			}
+			if strings.HasPrefix(o.Via, "api") {
+				// Made through the producer's own API where its SQL path failed.
+				note = strings.TrimPrefix(note+"; via the "+o.Via, "; ")
+			}
+			if len(o.Notes) > 0 {
+				// The decimal types rigel derived where the plan declared others.
+				note = strings.TrimPrefix(note+"; rigel: "+strings.Join(o.Notes, "; "), "; ")
 			}
 			b.WriteString(fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", o.Query, cell(emitted, false),
 				cell(loaded, !emitted), where, cell(ran && o.Diff == "", !ran), mdEscape(note)))
