@@ -17,6 +17,9 @@ type cteDef struct {
 // distinct: DuckDB's DISTINCT over all of its input's columns is an
 // AggregateRel grouping on every column, without measures.
 func (p *producer) distinct(n *duckNode) (*pb.Rel, []colType, error) {
+	if n.DistinctType == "DISTINCT_ON" {
+		return p.distinctOn(n) // producer_distinct.go
+	}
 	if n.DistinctType != "DISTINCT" {
 		return nil, nil, unsupported("LOGICAL_DISTINCT (%s)", n.DistinctType)
 	}

@@ -201,12 +201,25 @@ func (p *producer) windowFrame(e *duckExpr) (pb.Expression_WindowFunction_Bounds
 		case strings.HasPrefix(b, "EXPR_PRECEDING_") || strings.HasPrefix(b, "EXPR_FOLLOWING_"):
 			k = b[strings.LastIndexByte(b, '_')+1:]
 			v, ok := constInt(x)
+			if k == "RANGE" {
+				// The plan holds key -/+ offset (producer_window_range.go).
+				var err error
+				if v, err = rangeOffset(x, e.Orders, strings.HasPrefix(b, "EXPR_PRECEDING_")); err != nil {
+					return nil, err
+				}
+				ok = true
+			}
 			if !ok || v < 0 {
 				return nil, unsupported("window frame offset that is not a non-negative integer constant")
 			}
-			if strings.HasPrefix(b, "EXPR_PRECEDING_") {
+			switch {
+			case v == 0:
+				// Substrait's offsets are strictly positive: offset 0 is
+				// CurrentRow, the same frame edge in ROWS and RANGE mode.
+				out = &pb.Expression_WindowFunction_Bound{Kind: &pb.Expression_WindowFunction_Bound_CurrentRow_{CurrentRow: &pb.Expression_WindowFunction_Bound_CurrentRow{}}}
+			case strings.HasPrefix(b, "EXPR_PRECEDING_"):
 				out = &pb.Expression_WindowFunction_Bound{Kind: &pb.Expression_WindowFunction_Bound_Preceding_{Preceding: &pb.Expression_WindowFunction_Bound_Preceding{Offset: v}}}
-			} else {
+			default:
 				out = &pb.Expression_WindowFunction_Bound{Kind: &pb.Expression_WindowFunction_Bound_Following_{Following: &pb.Expression_WindowFunction_Bound_Following{Offset: v}}}
 			}
 		default:

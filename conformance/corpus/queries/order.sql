@@ -38,3 +38,9 @@ SELECT DISTINCT s FROM w;
 SELECT DISTINCT g FROM w ORDER BY g NULLS FIRST;
 -- name: distinct_on
 SELECT DISTINCT ON (k) k, id FROM w ORDER BY k, id;
+-- name: distinct_on_many
+SELECT DISTINCT ON (g, b) g, b, id, s FROM w ORDER BY g DESC NULLS FIRST, b NULLS FIRST, id DESC;
+-- name: distinct_on_other_order
+SELECT DISTINCT ON (k) k, id, i FROM w ORDER BY id DESC;
+-- name: distinct_on_expr
+SELECT DISTINCT ON (k % 2) k, id, s FROM w ORDER BY k % 2 NULLS FIRST, s DESC NULLS LAST, id;

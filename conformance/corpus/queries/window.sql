@@ -38,5 +38,13 @@ SELECT * FROM (SELECT id, row_number() OVER (PARTITION BY g ORDER BY id) AS rn F
 SELECT id, g FROM w QUALIFY row_number() OVER (PARTITION BY g ORDER BY id DESC) = 1;
 -- name: win_range_frame
 SELECT grp, seq, sum(amt) OVER (PARTITION BY grp ORDER BY seq RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) AS s FROM ev;
+-- name: win_range_frame_nulls
+SELECT grp, seq, sum(amt) OVER (PARTITION BY grp ORDER BY seq NULLS FIRST RANGE BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS s, count(*) OVER (ORDER BY seq RANGE BETWEEN CURRENT ROW AND 3 FOLLOWING) AS n FROM ev;
+-- name: win_range_frame_decimal
+SELECT id, d2, count(*) OVER (ORDER BY d2 RANGE BETWEEN 10 PRECEDING AND 10 FOLLOWING) AS n, sum(i) OVER (ORDER BY f RANGE BETWEEN 1 PRECEDING AND 0 FOLLOWING) AS s FROM w;
+-- name: win_range_frame_desc
+SELECT grp, seq, sum(amt) OVER (PARTITION BY grp ORDER BY seq DESC RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) AS s FROM ev;
+-- name: win_range_frame_date
+SELECT id, dt, count(*) OVER (ORDER BY dt RANGE BETWEEN 30 PRECEDING AND CURRENT ROW) AS n FROM w;
 -- name: win_two_windows
 SELECT id, sum(i) OVER (PARTITION BY k) AS a, count(*) OVER (PARTITION BY g) AS b FROM w;

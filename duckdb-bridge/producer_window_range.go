@@ -1,0 +1,175 @@
+package duckdbbridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/big"
+	"strconv"
+)
+
+// rangeOffset reads the offset of a RANGE frame bound (EXPR_PRECEDING_RANGE
+// or EXPR_FOLLOWING_RANGE) for Substrait's Bound.Preceding/Following.
+//
+// DuckDB's plan does not carry the offset the query wrote but the value
+// bound it computes for each row: for ORDER BY key ASC, "c PRECEDING" is
+// key - c and "c FOLLOWING" is key + c (under DESC the operators swap),
+// with c a constant the optimizer folded and cast to the operator's type
+// (1 on a DECIMAL(12,2) key is the DECIMAL(13,2) constant 1.00). When the
+// offset does not fit the key's type, DuckDB casts the ORDER BY key itself
+// (ORDER BY tinyint RANGE 1000 PRECEDING sorts on CAST(key AS INTEGER)),
+// so the bound is always computed in the key's type, and DuckDB fails on
+// an overflow there (INTEGER key -2147483648, 1 PRECEDING); rigel's
+// fallback SQL writes the same key and offset, which DuckDB binds the same
+// way.
+//
+// Substrait defines a RANGE frame as the rows whose single sort key lies in
+// [current_value - lower offset, current_value + upper offset], offsets
+// being int64 in the key's own units. That is what DuckDB computes for an
+// ascending numeric key and a constant whole-number offset, which is the
+// case converted here. Refused, with the reason:
+//   - a descending key: Substrait's definition is ascending (PRECEDING
+//     means smaller values), SQL's PRECEDING under DESC means larger ones;
+//   - a key that is not a number (DATE, TIMESTAMP: their offsets are
+//     intervals or days, while Substrait's offset has no unit);
+//   - an offset that is negative (DuckDB fails at run time) or not a whole
+//     number (1.5 PRECEDING on a DECIMAL or DOUBLE key), which int64
+//     cannot carry.
+//
+// Rows whose key is NULL: DuckDB's frame for them is their NULL peers,
+// and rigel runs window functions through DuckDB (fallback SQL writes the
+// bound back as "c PRECEDING"), so the answer is DuckDB's.
+//
+// An offset of 0 is returned as is; windowFrame writes it as CurrentRow
+// (Substrait's offsets are strictly positive), the same frame in RANGE
+// mode: key - 0 starts at the first peer of the current row, as CURRENT ROW
+// does.
+func rangeOffset(x *duckExpr, orders []duckOrder, preceding bool) (int64, error) {
+	if len(orders) != 1 || orders[0].Expression == nil {
+		return 0, unsupported("RANGE frame offset with %d ORDER BY keys", len(orders))
+	}
+	key := orders[0].Expression
+	if orders[0].Type != "ASCENDING" {
+		return 0, unsupported("RANGE frame offset under a descending ORDER BY (Substrait's RANGE bounds are current_value - lower .. current_value + upper, ascending)")
+	}
+	if key.ReturnType == nil || !rangeNumeric[key.ReturnType.ID] {
+		return 0, unsupported("RANGE frame offset on an ORDER BY key of type %s (Substrait's offsets are whole numbers with no unit)", typeName(key.ReturnType))
+	}
+	if sameExpr(x, key) {
+		return 0, nil // key - 0, which the optimizer folded into key
+	}
+	op := "+"
+	if preceding {
+		op = "-"
+	}
+	if x == nil || x.ExpressionClass != "BOUND_FUNCTION" || x.Name != op || len(x.Children) != 2 {
+		return 0, unsupported("RANGE frame offset that is not key %s constant", op)
+	}
+	if !sameExpr(x.Children[0], key) {
+		return 0, unsupported("RANGE frame offset that is not computed from the ORDER BY key")
+	}
+	c := x.Children[1]
+	v, ok := wholeConstant(c)
+	if !ok {
+		return 0, unsupported("RANGE frame offset that is not a non-negative whole number constant")
+	}
+	return v, nil
+}
+
+// rangeNumeric: the ORDER BY key types whose RANGE offsets are plain
+// numbers in the key's units.
+var rangeNumeric = map[string]bool{
+	"TINYINT": true, "SMALLINT": true, "INTEGER": true, "BIGINT": true, "HUGEINT": true,
+	"DECIMAL": true, "FLOAT": true, "DOUBLE": true,
+}
+
+func typeName(t *duckType) string {
+	if t == nil {
+		return "unknown"
+	}
+	return t.String()
+}
+
+// wholeConstant reads a numeric constant whose value is a whole number in
+// [0, 2^63): integers, decimals with a zero fraction, floats without one.
+func wholeConstant(e *duckExpr) (int64, bool) {
+	if e == nil || e.ExpressionClass != "BOUND_CONSTANT" || e.Value == nil || e.Value.IsNull {
+		return 0, false
+	}
+	v := e.Value
+	switch v.Type.ID {
+	case "TINYINT", "SMALLINT", "INTEGER", "BIGINT":
+		i, err := strconv.ParseInt(string(v.Value), 10, 64)
+		return i, err == nil && i >= 0
+	case "HUGEINT", "DECIMAL":
+		u, err := hugeValue(v.Value)
+		if err != nil {
+			return 0, false
+		}
+		if v.Type.ID == "DECIMAL" {
+			if v.Type.TypeInfo == nil {
+				return 0, false
+			}
+			unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(v.Type.TypeInfo.Scale)), nil)
+			var rem big.Int
+			u, _ = new(big.Int).QuoRem(u, unit, &rem)
+			if rem.Sign() != 0 {
+				return 0, false
+			}
+		}
+		if u.Sign() < 0 || !u.IsInt64() {
+			return 0, false
+		}
+		return u.Int64(), true
+	case "FLOAT", "DOUBLE":
+		f, err := strconv.ParseFloat(string(v.Value), 64)
+		if err != nil || f < 0 || f != math.Trunc(f) || f >= 1<<63 {
+			return 0, false
+		}
+		return int64(f), true
+	}
+	return 0, false
+}
+
+// sameExpr reports whether two of DuckDB's bound expressions are the same
+// expression: equal JSON but for aliases and query locations, which only
+// name and place the text the expression came from.
+func sameExpr(a, b *duckExpr) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	return bytes.Equal(stripNames(ja), stripNames(jb))
+}
+
+// stripNames drops the "alias" fields of a marshalled duckExpr tree
+// (duckExpr does not keep query_location at all).
+func stripNames(j []byte) []byte {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber() // every digit of 64-bit and 128-bit constants counts
+	if dec.Decode(&v) != nil {
+		return j
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			delete(x, "alias")
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	out, err := json.Marshal(v) // map keys are sorted: a canonical form
+	if err != nil {
+		return j
+	}
+	return out
+}
