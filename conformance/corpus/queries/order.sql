@@ -38,3 +38,5 @@ SELECT DISTINCT s FROM w;
 SELECT DISTINCT g FROM w ORDER BY g NULLS FIRST;
 -- name: distinct_on
 SELECT DISTINCT ON (k) k, id FROM w ORDER BY k, id;
+-- name: order_unsigned
+SELECT id, ubi, uti FROM u ORDER BY ubi DESC NULLS LAST, uti NULLS FIRST, id LIMIT 6;
