@@ -109,6 +109,9 @@ type Prepared struct {
 	Reason string // non-empty: falls back
 	Plan   string // EXPLAIN text of Root, rendered once
 	Notes  []string
+	// resultTypes: the Arrow types DuckDB gives result columns where the
+	// device's may differ (result_types.go); nil when none may.
+	resultTypes []arrow.DataType
 }
 
 // Prepare plans a query: DuckDB's optimized plan, turned into Substrait,
@@ -154,7 +157,8 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 		return nil, err
 	}
 	defer conn.Close()
-	pb, err := ProducePlan(ctx, conn, query)
+	var outTypes []colType
+	pb, err := producePlan(ctx, conn, query, &outTypes)
 	if err != nil {
 		if errors.Is(err, ErrUnsupported) {
 			p.Reason = err.Error()
@@ -175,6 +179,7 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 		return nil, err
 	}
 	p.Names, p.Root = loaded.Names, root
+	p.resultTypes = resultTypes(outTypes)
 	p.Plan = physical.Explain(root, string(e.where()))
 	return p, nil
 }
@@ -227,6 +232,9 @@ func (e *Engine) tryDevice(ctx context.Context, p *Prepared, planNanos int64) (*
 	}
 	rec, st, err := e.runOnDevice(ctx, p.Root, p.Names)
 	if err == nil {
+		if rec, err = retypeResult(rec, p.resultTypes); err != nil {
+			return nil, "", err
+		}
 		res := e.deviceResult(allNullable(rec), st, p.Plan, planNanos)
 		res.Reason = splitReason(p.Root)
 		return res, "", nil

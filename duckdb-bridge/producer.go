@@ -108,6 +108,13 @@ var planMu sync.Mutex
 // Errors: a SQL error is a *DuckDBError with DuckDB's message unchanged; a
 // query the producer cannot express wraps ErrUnsupported.
 func ProducePlan(ctx context.Context, conn *sql.Conn, query string) (*pb.Plan, error) {
+	return producePlan(ctx, conn, query, nil)
+}
+
+// producePlan is ProducePlan; when outTypes is not nil it also receives the
+// DuckDB types of the plan's output columns (the engine gives unsigned ones
+// their Arrow type back, result_types.go).
+func producePlan(ctx context.Context, conn *sql.Conn, query string, outTypes *[]colType) (*pb.Plan, error) {
 	text, err := serializePlan(ctx, conn, query)
 	if err != nil {
 		return nil, err
@@ -152,6 +159,9 @@ func ProducePlan(ctx context.Context, conn *sql.Conn, query string) (*pb.Plan, e
 	}
 	if len(names) != len(out) {
 		return nil, fmt.Errorf("duckdb plan: the plan has %d output columns but the query has %d", len(out), len(names))
+	}
+	if outTypes != nil {
+		*outTypes = out
 	}
 	return &pb.Plan{
 		Version:       &pb.Version{MajorNumber: 0, MinorNumber: 85, Producer: substrait.DuckDBBridgeProducer},

@@ -257,6 +257,9 @@ func (p *producer) cast(e *duckExpr, in []colType) (*pb.Expression, colType, err
 		return nil, colType{}, fmt.Errorf("duckdb plan: cast without a target type")
 	}
 	out := colType{duck: *e.ReturnType, nullable: xt.nullable || e.TryCast}
+	if err := checkUnsignedCast(xt.duck, out.duck); err != nil {
+		return nil, out, err
+	}
 	return p.castTo(x, out, e.TryCast)
 }
 
@@ -340,6 +343,9 @@ func (p *producer) function(e *duckExpr, in []colType) (*pb.Expression, colType,
 	}
 	args, types, err := p.exprs(e.Children, in)
 	if err != nil {
+		return nil, colType{}, err
+	}
+	if err := checkUnsignedFunction(e.Name, types, *e.ReturnType); err != nil {
 		return nil, colType{}, err
 	}
 	args, types = trimSpaces(e.Name, args, types)

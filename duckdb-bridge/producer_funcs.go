@@ -246,7 +246,9 @@ func aggregateRef(name string, args []colType) (funcRef, error) {
 	if len(args) != 1 {
 		return funcRef{}, unsupportedFunc(name, args)
 	}
-	k := sigKey(args[0].duck)
+	// An unsigned argument is read as its widened type (min and max of the
+	// widened values are the same values; producer_unsigned.go).
+	k := widenedKey(args[0].duck)
 	kind := numericKind(k)
 	switch name {
 	case "count":

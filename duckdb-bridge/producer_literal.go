@@ -103,6 +103,12 @@ func literal(v *duckValue) (*pb.Expression_Literal, colType, error) {
 			},
 		}}
 	default:
+		if ok, err := unsignedLiteral(lit, v); ok {
+			if err != nil {
+				return bad(err)
+			}
+			break
+		}
 		return nil, ct, unsupported("constant of type %s", v.Type)
 	}
 	return lit, ct, nil

@@ -48,10 +48,14 @@ func nullability(nullable bool) pb.Type_Nullability {
 // HUGEINT becomes DECIMAL(38,0): Substrait has no 128-bit integer, and the
 // decimal holds every value DuckDB's sum over integers produces in practice
 // (HUGEINT's range is about 1.7e38, decimal(38,0)'s is 1e38). Unsigned
-// integers, nested and other types have no Substrait counterpart here and
-// are reported as unsupported.
+// integers become the signed type that holds all their values
+// (producer_unsigned.go). Nested and other types have no Substrait
+// counterpart here and are reported as unsupported.
 func substraitType(c colType) (*pb.Type, error) {
 	n := nullability(c.nullable)
+	if t, ok := unsignedSubstraitType(c.duck.ID, n); ok {
+		return t, nil
+	}
 	switch c.duck.ID {
 	case "BOOLEAN":
 		return &pb.Type{Kind: &pb.Type_Bool{Bool: &pb.Type_Boolean{Nullability: n}}}, nil

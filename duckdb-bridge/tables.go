@@ -29,8 +29,9 @@ var ErrUnknownTable = errors.New("unknown table")
 // is read from a zero-row query): DECIMAL is decimal128(p, s), DATE date32,
 // VARCHAR utf8 (string_view only when the connection's
 // produce_arrow_string_view setting asks for it), TIMESTAMP timestamp[us],
-// HUGEINT decimal128(38, 0). Field nullability comes from the catalog (NOT
-// NULL columns are not nullable).
+// HUGEINT decimal128(38, 0); unsigned integers are widened to the signed
+// types the producer declares for them (tables_unsigned.go). Field
+// nullability comes from the catalog (NOT NULL columns are not nullable).
 type Tables struct {
 	db *sql.DB
 	id string
@@ -143,28 +144,33 @@ func (t *Tables) TableSchema(ctx context.Context, table string) (*arrow.Schema, 
 	for i, c := range cols {
 		names[i] = c.name
 	}
-	return t.arrowSchema(ctx, r, names, cols)
+	s, _, err := t.arrowSchema(ctx, r, names, cols)
+	return s, err
 }
 
 // arrowSchema reads the Arrow schema of a zero-row scan of the columns, so
-// that the types are exactly those duckdb-go produces, and applies the
-// catalog's nullability.
-func (t *Tables) arrowSchema(ctx context.Context, r tableRef, names []string, cols []catalogColumn) (*arrow.Schema, error) {
+// that the types are exactly those duckdb-go produces (unsigned integers
+// widened, tables_unsigned.go), and applies the catalog's nullability. It
+// also returns the query that reads the columns with those types.
+func (t *Tables) arrowSchema(ctx context.Context, r tableRef, names []string, cols []catalogColumn) (*arrow.Schema, string, error) {
 	rr, err := fallback.RunSQL(ctx, t.db, selectSQL(r, names)+" LIMIT 0")
 	if err != nil {
-		return nil, fmt.Errorf("duckdb tables: schema of %s: %w", r.name, err)
+		return nil, "", fmt.Errorf("duckdb tables: schema of %s: %w", r.name, err)
 	}
 	defer rr.Release()
 	s := rr.Schema()
 	if s.NumFields() != len(cols) {
-		return nil, fmt.Errorf("duckdb tables: schema of %s has %d fields, want %d", r.name, s.NumFields(), len(cols))
+		return nil, "", fmt.Errorf("duckdb tables: schema of %s has %d fields, want %d", r.name, s.NumFields(), len(cols))
 	}
 	fields := make([]arrow.Field, len(cols))
+	sel := make([]string, len(cols))
 	for i, c := range cols {
 		f := s.Field(i)
-		fields[i] = arrow.Field{Name: c.name, Type: f.Type, Nullable: c.nullable, Metadata: f.Metadata}
+		typ, _, _ := widenUnsigned(f.Type)
+		fields[i] = arrow.Field{Name: c.name, Type: typ, Nullable: c.nullable, Metadata: f.Metadata}
+		sel[i] = scanColumnSQL(names[i], f.Type)
 	}
-	return arrow.NewSchema(fields, nil), nil
+	return arrow.NewSchema(fields, nil), "SELECT " + strings.Join(sel, ", ") + " FROM " + r.sql(), nil
 }
 
 func selectSQL(r tableRef, names []string) string {
@@ -198,11 +204,11 @@ func (t *Tables) ScanColumns(ctx context.Context, table string, columns []string
 		}
 		picked[i], names[i] = c, c.name
 	}
-	schema, err := t.arrowSchema(ctx, r, names, picked)
+	schema, query, err := t.arrowSchema(ctx, r, names, picked)
 	if err != nil {
 		return nil, err
 	}
-	rr, err := fallback.RunSQL(ctx, t.db, selectSQL(r, names))
+	rr, err := fallback.RunSQL(ctx, t.db, query)
 	if err != nil {
 		return nil, fmt.Errorf("duckdb tables: scan of %s: %w", r.name, err)
 	}

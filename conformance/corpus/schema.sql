@@ -41,9 +41,12 @@ INSERT INTO w VALUES
  (11, 5, 'e', 2, 20, 200, 2000, 20000, 2.0, 20.00, 200.0000, 2000.0, 2.0, 2.0, 'elder', DATE '2023-12-31', TIMESTAMP '2023-12-31 00:00:01', true),
  (12, 5, 'f', -7, -70, -700, -7000, -70000, -7.7, -77.77, -777.7777, -7777.7777777777, -7.75, -7.75, 'fig  ', DATE '1999-07-04', TIMESTAMP '1999-07-04 04:07:00', false);
 
--- u: the unsigned integer widths (same ids as w). Substrait has no unsigned
--- types, so the producer refuses plans that read them; they live apart from
--- w so that scans of w are not refused for columns they never read.
+-- u: the unsigned integer widths (ids 1..12 as in w; 13 and 14 only here).
+-- Substrait has no unsigned types: the producer widens each to a signed type
+-- that holds all its values (duckdb-bridge/producer_unsigned.go). Row 3 holds
+-- each width's maximum, row 13 the first value above the signed maximum of
+-- the same width (128, 32768, 2^31, 2^63), row 14 another UBIGINT above 2^63.
+-- They live apart from w so that a scan of w never depends on them.
 CREATE TABLE u (
     id   INTEGER NOT NULL,
     uti  UTINYINT,
@@ -64,7 +67,9 @@ INSERT INTO u VALUES
  (9, NULL, 9, NULL, 9),
  (10, 2, 20, 200, 2000),
  (11, 2, 20, 200, 2000),
- (12, 70, 700, 7000, 70000);
+ (12, 70, 700, 7000, 70000),
+ (13, 128, 32768, 2147483648, 9223372036854775808),
+ (14, NULL, 40000, NULL, 12345678901234567890);
 
 -- sp: INTERVAL values (same ids as w). Kept apart from w because rigel's
 -- consumer cannot translate a scan whose schema holds an INTERVAL column yet

@@ -79,3 +79,7 @@ SELECT k, count(*) AS n, sum(i) AS s FROM w WHERE id > 100 GROUP BY GROUPING SET
 SELECT g, b, count(DISTINCT k) AS dk, sum(i) FILTER (WHERE i > 0) AS pos FROM w GROUP BY CUBE (g, b);
 -- name: agg_grouping_sets_decimal_date
 SELECT dt, d1, grouping(dt, d1) AS gid, sum(d2) AS s FROM w GROUP BY GROUPING SETS ((dt), (d1), (dt, d1));
+-- name: agg_min_max_unsigned
+SELECT min(uti) AS a, max(uti) AS b, min(usi) AS c, max(usi) AS d, min(ui) AS e, max(ui) AS f, min(ubi) AS g, max(ubi) AS h FROM u;
+-- name: agg_unsigned_by_group
+SELECT uti, min(ubi) AS lo, max(ubi) AS hi, sum(ubi) AS s, avg(usi) AS m, count(*) AS n FROM u GROUP BY uti;

@@ -72,3 +72,9 @@ SELECT count(*) AS n FROM w a JOIN w b ON a.g = b.g;
 SELECT a.id, b.id AS other FROM w a JOIN w b ON a.d2 = b.d2 AND a.id < b.id;
 -- name: join_lateral_agg
 SELECT dim.name, x.n FROM dim, LATERAL (SELECT count(*) AS n FROM w WHERE w.k = dim.k) x;
+-- name: join_unsigned_keys
+SELECT a.id, b.id AS other, a.ubi FROM u a JOIN u b ON a.ubi = b.ubi AND a.id < b.id;
+-- name: join_unsigned_signed_keys
+SELECT u.id, w.id AS wid, u.uti, w.ti FROM u JOIN w ON u.uti = w.ti;
+-- name: join_ubigint_bigint
+SELECT u.id, w.id AS wid, u.ubi FROM u LEFT JOIN w ON u.ubi = w.bi;

@@ -35,3 +35,7 @@ SELECT count(DISTINCT s) AS a, count(s) AS b, count(*) AS c FROM w;
 SELECT w.id, dim.name, dim.score IS NULL AS missing FROM w LEFT JOIN dim ON w.k = dim.k;
 -- name: null_literal_typed
 SELECT id, CAST(NULL AS INTEGER) AS n, CAST(NULL AS VARCHAR) AS s2 FROM w;
+-- name: null_unsigned
+SELECT id, uti IS NULL AS a, coalesce(usi, 1) AS b, ui IS NOT DISTINCT FROM NULL AS c, ubi FROM u WHERE ubi IS NULL OR uti IS NULL OR ui IS NULL;
+-- name: null_unsigned_aggregate
+SELECT count(uti) AS a, count(usi) AS b, count(ubi) AS c, min(ui) AS d, max(ubi) AS e FROM u WHERE uti IS NULL;

@@ -44,3 +44,5 @@ SELECT DISTINCT ON (g, b) g, b, id, s FROM w ORDER BY g DESC NULLS FIRST, b NULL
 SELECT DISTINCT ON (k) k, id, i FROM w ORDER BY id DESC;
 -- name: distinct_on_expr
 SELECT DISTINCT ON (k % 2) k, id, s FROM w ORDER BY k % 2 NULLS FIRST, s DESC NULLS LAST, id;
+-- name: order_unsigned
+SELECT id, ubi, uti FROM u ORDER BY ubi DESC NULLS LAST, uti NULLS FIRST, id LIMIT 6;

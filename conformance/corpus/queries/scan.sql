@@ -73,3 +73,7 @@ SELECT k, count(*) AS n, sum(d10) AS s FROM read_parquet('../conformance/corpus/
 SELECT p.id, dim.name FROM read_parquet('../conformance/corpus/data/w.parquet') p JOIN dim ON p.k = dim.k;
 -- name: csv_scan
 SELECT * FROM read_csv('../conformance/corpus/data/dim.csv');
+-- name: filter_ubigint_high
+SELECT id, ubi FROM u WHERE ubi >= 9223372036854775808;
+-- name: filter_unsigned_ranges
+SELECT id, uti, usi, ui FROM u WHERE uti BETWEEN 2 AND 128 AND usi <> 20 OR ui IN (7, 2147483648, 4294967295);

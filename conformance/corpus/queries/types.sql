@@ -65,3 +65,9 @@ SELECT id, b = true AS a, b IS DISTINCT FROM false AS c FROM w;
 SELECT w.id, u.uti + w.ti AS a, u.ubi FROM w JOIN u ON w.id = u.id WHERE w.id <> 3 AND w.id <> 4;
 -- name: unsigned_group
 SELECT uti, count(*) AS n FROM u GROUP BY uti;
+-- name: cast_unsigned_widen
+SELECT id, CAST(uti AS USMALLINT) AS a, CAST(usi AS UBIGINT) AS b, CAST(ui AS UBIGINT) AS c, CAST(uti AS VARCHAR) AS s, CAST(ubi AS VARCHAR) AS t FROM u;
+-- name: cast_signed_to_unsigned
+SELECT id, CAST(k AS UTINYINT) AS a FROM w;
+-- name: unsigned_arithmetic
+SELECT id, ubi // 2 AS a, uti % 7 AS b FROM u;
