@@ -51,7 +51,8 @@ func TestCorpusFunctionsOnHost(t *testing.T) {
 	}
 }
 
-// make_date of a day that does not exist fails on the device as in DuckDB.
+// make_date of a day that does not exist fails on the device as in DuckDB;
+// the engine then hands the query to DuckDB, whose error is the answer.
 func TestMakeDateInvalidIsAnError(t *testing.T) {
 	db := openFloatEdgesDB(t)
 	e := NewEngine(db, "corpus-fns", host.New(), "")
@@ -62,12 +63,21 @@ func TestMakeDateInvalidIsAnError(t *testing.T) {
 		"SELECT make_date(y, m, d + 1) FROM fe WHERE id = 5",  // DuckDB's infinity
 		"SELECT make_date(y, m, d + 1) FROM fe WHERE id = 8",  // 1900 is no leap year
 	} {
-		if _, err := db.Query(q); err == nil {
+		_, duckErr := db.Query(q)
+		if duckErr == nil {
 			t.Fatalf("%s: DuckDB gives no error", q)
 		}
-		_, err := e.Query(context.Background(), q)
-		if err == nil || !errors.Is(err, gpu.ErrDomain) || !strings.Contains(err.Error(), "make_date") {
-			t.Errorf("%s: %v, want the device's make_date domain error", q, err)
+		ctx := context.Background()
+		p, err := e.Prepare(ctx, q)
+		if err != nil || p.Reason != "" {
+			t.Fatalf("%s: prepare: %v %s", q, err, p.Reason)
+		}
+		_, _, devErr := e.runOnDevice(ctx, p.Root, p.Names)
+		if devErr == nil || !errors.Is(devErr, gpu.ErrDomain) || !strings.Contains(devErr.Error(), "make_date") {
+			t.Errorf("%s: the device gives %v, want its make_date domain error", q, devErr)
+		}
+		if _, err := e.Query(ctx, q); err == nil || err.Error() != duckErr.Error() {
+			t.Errorf("%s: the engine gives %v, want DuckDB's error %v", q, err, duckErr)
 		}
 	}
 }

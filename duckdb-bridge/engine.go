@@ -239,10 +239,18 @@ func (e *Engine) tryDevice(ctx context.Context, p *Prepared, planNanos int64) (*
 		res.Reason = splitReason(p.Root)
 		return res, "", nil
 	}
-	if !errors.Is(err, gpu.ErrUnsupported) && !errors.Is(err, gpu.ErrOutOfMemory) {
-		return nil, "", err
+	switch {
+	case errors.Is(err, gpu.ErrUnsupported), errors.Is(err, gpu.ErrOutOfMemory):
+		return nil, err.Error(), nil
+	case errors.Is(err, gpu.ErrOverflow), errors.Is(err, gpu.ErrDomain):
+		// A value error (overflow, division by zero, a domain) is DuckDB's
+		// to judge: the plan's types can be narrower than DuckDB's (a
+		// HUGEINT travels as DECIMAL(38,0), which holds 38 digits of its
+		// 39), and a SQL error must be DuckDB's own. The query runs on
+		// DuckDB, which answers it or raises its error.
+		return nil, "the device reported: " + err.Error() + "; DuckDB's answer or error stands", nil
 	}
-	return nil, err.Error(), nil
+	return nil, "", err
 }
 
 // allNullable marks every field of a device result nullable, as DuckDB's
