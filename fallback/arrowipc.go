@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rigel-db/rigel/internal/arrowrec"
 	"github.com/rigel-db/rigel/internal/ipcfiles"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -24,13 +24,9 @@ func (w *Writer) arrowFiles(x *plan.LocalFileReadRel, outer *scope) (string, err
 		return "", err
 	}
 	a := w.alias()
-	sc := &scope{cols: make([]string, len(base.Names)), outer: outer}
-	for i, n := range base.Names {
-		t, err := sqlType(base.Struct.Types[i])
-		if err != nil {
-			return "", fmt.Errorf("column %s: %w", n, err)
-		}
-		sc.cols[i] = fmt.Sprintf("CAST(%s.c%d AS %s)", a, i, t)
+	sc, err := castScope(base, func(i int) string { return fmt.Sprintf("%s.c%d", a, i) }, outer)
+	if err != nil {
+		return "", err
 	}
 	return w.readBody(x, sc, ident(table)+" AS "+a)
 }
@@ -99,11 +95,5 @@ func (r ArrowRead) Read() (arrow.RecordBatch, error) {
 			a.Release()
 		}
 	}()
-	fields := make([]arrow.Field, len(arrays))
-	rows := int64(0)
-	for i, a := range arrays {
-		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: a.DataType(), Nullable: true}
-		rows = int64(a.Len())
-	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrays, rows), nil
+	return arrowrec.Positional(arrays), nil
 }

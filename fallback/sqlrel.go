@@ -6,6 +6,7 @@ import (
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
@@ -232,17 +233,26 @@ func (w *Writer) namedRead(x *plan.NamedTableReadRel, outer *scope) (string, err
 		return "", fmt.Errorf("fallback SQL: table %s with a nested base schema", strings.Join(x.Names(), "."))
 	}
 	a := w.alias()
-	// The table's columns are cast to the types the plan declares for
-	// them (a producer may declare INTEGER keys for BIGINT columns).
+	sc, err := castScope(base, func(i int) string { return a + "." + ident(base.Names[i]) }, outer)
+	if err != nil {
+		return "", err
+	}
+	return w.readBody(x, sc, strings.Join(parts, ".")+" AS "+a)
+}
+
+// castScope is the scope of a read's base columns, column i read as col(i)
+// and cast to the type the plan declares for it (a producer may declare
+// INTEGER keys for BIGINT columns).
+func castScope(base types.NamedStruct, col func(i int) string, outer *scope) (*scope, error) {
 	sc := &scope{cols: make([]string, len(base.Names)), outer: outer}
 	for i, n := range base.Names {
 		t, err := sqlType(base.Struct.Types[i])
 		if err != nil {
-			return "", fmt.Errorf("column %s: %w", n, err)
+			return nil, fmt.Errorf("column %s: %w", n, err)
 		}
-		sc.cols[i] = "CAST(" + a + "." + ident(n) + " AS " + t + ")"
+		sc.cols[i] = "CAST(" + col(i) + " AS " + t + ")"
 	}
-	return w.readBody(x, sc, strings.Join(parts, ".")+" AS "+a)
+	return sc, nil
 }
 
 // readBody applies a read's filter, projection mask and emit to its base

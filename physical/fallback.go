@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/internal/arrowrec"
 )
 
 // Fallback runs a subtree the device cannot run as SQL on the host database
@@ -134,11 +134,5 @@ func (r *run) download(ctx context.Context, types []gpu.Type, cols []gpu.Column)
 			arrays[i] = a
 		}
 	}
-	fields := make([]arrow.Field, len(arrays))
-	rows := int64(0)
-	for i, a := range arrays {
-		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: a.DataType(), Nullable: true}
-		rows = int64(a.Len())
-	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrays, rows), nil
+	return arrowrec.Positional(arrays), nil
 }

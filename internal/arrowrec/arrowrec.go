@@ -4,6 +4,8 @@
 package arrowrec
 
 import (
+	"fmt"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -60,4 +62,17 @@ func ReadAll(rr array.RecordReader) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	return Concat(rr.Schema(), recs)
+}
+
+// Positional returns a record of equally long arrays named c0, c1, ...
+// (the names the fallback SQL gives relation columns), every column
+// nullable. The record holds its own references: arrays stay the caller's.
+func Positional(arrays []arrow.Array) arrow.RecordBatch {
+	fields := make([]arrow.Field, len(arrays))
+	rows := int64(0)
+	for i, a := range arrays {
+		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: a.DataType(), Nullable: true}
+		rows = int64(a.Len())
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrays, rows)
 }
