@@ -54,7 +54,11 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 		if err != nil || fill == nil {
 			return out, err
 		}
-		capacity = grownCapacity(capacity, n, fill)
+		next := grownCapacity(capacity, n, fill)
+		if next <= capacity { // 2n+64 slots hold n groups: a kernel bug
+			return nil, fmt.Errorf("aggregate table of %d slots reported full for %d rows", capacity, n)
+		}
+		capacity = next
 	}
 }
 
