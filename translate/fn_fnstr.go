@@ -220,19 +220,6 @@ func (c exprConv) stringScalar(fn substrait.Func, f *expr.ScalarFunction) (g *gp
 			return nil, true, unsupported(fmt.Sprintf("function %s giving %s", fn, out))
 		}
 	}
-	// Constant positions that the device refuses on every row (a start of
-	// 0 or less, a negative length, with no negative_start option) are
-	// refused here, so that the engine runs the expression elsewhere
-	// instead of failing at run time. Casts of literals are folded by now
-	// (ibis writes substring(c_phone, cast(0), cast(2))).
-	if kind == gpu.StrRowSubstringPositive {
-		if a := args[1]; a.Op == gpu.OpConst && !a.Const.Null && a.Const.I64 <= 0 {
-			return nil, true, unsupported(fmt.Sprintf("substring from %d (negative_start unspecified)", a.Const.I64))
-		}
-		if len(args) == 3 && args[2].Op == gpu.OpConst && !args[2].Const.Null && args[2].Const.I64 < 0 {
-			return nil, true, unsupported(fmt.Sprintf("substring of length %d (negative_start unspecified)", args[2].Const.I64))
-		}
-	}
 	if nullable && sf.RowNullIn() {
 		out.Nullable = true
 	}

@@ -146,8 +146,32 @@ func (c exprConv) match(fn substrait.Func, f *expr.ScalarFunction, out gpu.Type)
 	return strPred(&gpu.StrFunc{Kind: matchKinds[fn], Pattern: pattern}, x, out.Nullable), nil
 }
 
-// intLiteral reads a constant integer argument (null: ok with null set).
+// intLiteral reads a constant integer argument (null: ok with null set): a
+// literal, or a cast of one to an integer type that holds its value
+// (ibis-substrait writes substring(s, cast(i8 0 AS i32), ...)).
 func intLiteral(e expr.Expression) (v int64, null, ok bool) {
+	if c, isCast := e.(*expr.Cast); isCast {
+		if v, null, ok = intLiteral(c.Input); !ok || null {
+			return v, null, ok
+		}
+		var bits uint
+		switch c.Type.(type) {
+		case *types.Int8Type:
+			bits = 8
+		case *types.Int16Type:
+			bits = 16
+		case *types.Int32Type:
+			bits = 32
+		case *types.Int64Type:
+			bits = 64
+		default:
+			return 0, false, false
+		}
+		if lim := int64(1) << (bits - 1); bits < 64 && (v < -lim || v >= lim) {
+			return 0, false, false // the cast fails or gives null: not a plain constant
+		}
+		return v, false, true
+	}
 	l, isLit := e.(expr.Literal)
 	if !isLit {
 		return 0, false, false
