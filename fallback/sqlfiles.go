@@ -2,9 +2,9 @@ package fallback
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
+	"github.com/rigel-db/rigel/internal/ipcfiles"
 	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -118,37 +118,16 @@ func (w *Writer) localFiles(x *plan.LocalFileReadRel, outer *scope) (string, err
 	return w.readBody(x, sc, src)
 }
 
-// localPath is the DuckDB path (or glob) of a LocalFiles item: file://
-// URIs become paths, a folder all the files in it.
+// localPath is the DuckDB path (or glob) of a LocalFiles item: the item's
+// local path as ipcfiles resolves it (file:// URIs of this host become
+// paths), a folder all the files in it.
 func localPath(it *proto.ReadRel_LocalFiles_FileOrFiles) (string, error) {
-	var u string
-	folder := false
-	switch p := it.PathType.(type) {
-	case *proto.ReadRel_LocalFiles_FileOrFiles_UriPath:
-		u = p.UriPath
-	case *proto.ReadRel_LocalFiles_FileOrFiles_UriFile:
-		u = p.UriFile
-	case *proto.ReadRel_LocalFiles_FileOrFiles_UriPathGlob:
-		u = p.UriPathGlob
-	case *proto.ReadRel_LocalFiles_FileOrFiles_UriFolder:
-		u, folder = p.UriFolder, true
-	default:
-		return "", fmt.Errorf("no path")
+	item, err := ipcfiles.ItemOf(it)
+	if err != nil {
+		return "", err
 	}
-	if strings.HasPrefix(u, "file:") {
-		pu, err := url.Parse(u)
-		if err != nil {
-			return "", fmt.Errorf("URI %q: %v", u, err)
-		}
-		if pu.Host != "" && pu.Host != "localhost" {
-			return "", fmt.Errorf("URI %q names another host", u)
-		}
-		u = pu.Path
-	} else if i := strings.Index(u, "://"); i > 0 {
-		return "", fmt.Errorf("URI %q: only local files (file:// or a path) are read", u)
+	if item.Kind == ipcfiles.Folder {
+		return strings.TrimSuffix(item.Path, "/") + "/*", nil
 	}
-	if folder {
-		u = strings.TrimSuffix(u, "/") + "/*"
-	}
-	return u, nil
+	return item.Path, nil
 }

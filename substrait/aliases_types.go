@@ -285,12 +285,8 @@ func (f *typeFixer) complete(anchor uint32, args []types.Type, out **proto.Type)
 	if !ok {
 		return fmt.Errorf("function anchor %d is not declared", anchor)
 	}
-	var v extensions.FunctionVariant
-	if sv, ok := f.coll.GetScalarFunc(id); ok {
-		v = sv
-	} else if av, ok := f.coll.GetAggregateFunc(id); ok {
-		v = av
-	} else {
+	v, ok := f.variant(id)
+	if !ok {
 		return fmt.Errorf("function %s (%s) has no output type and no standard declaration to derive it from", id.Name, id.URN)
 	}
 	var vals []types.Type
@@ -309,6 +305,18 @@ func (f *typeFixer) complete(anchor uint32, args []types.Type, out **proto.Type)
 	}
 	*out = p
 	return nil
+}
+
+// variant is the declaration of a scalar or aggregate function of the
+// extension collection.
+func (f *typeFixer) variant(id extensions.ID) (extensions.FunctionVariant, bool) {
+	if sv, ok := f.coll.GetScalarFunc(id); ok {
+		return sv, true
+	}
+	if av, ok := f.coll.GetAggregateFunc(id); ok {
+		return av, true
+	}
+	return nil, false
 }
 
 var comparisons = map[string]bool{"equal": true, "not_equal": true, "lt": true, "lte": true, "gt": true, "gte": true, "between": true}

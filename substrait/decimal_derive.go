@@ -83,12 +83,8 @@ func (d *decimalDeriver) check(f *typeFixer, anchor uint32, args []types.Type, o
 	if !ok || id.URN != decimalURN || !derivedDecimalFuncs[baseName(id.Name)] {
 		return nil
 	}
-	var v extensions.FunctionVariant
-	if sv, ok := f.coll.GetScalarFunc(id); ok {
-		v = sv
-	} else if av, ok := f.coll.GetAggregateFunc(id); ok {
-		v = av
-	} else {
+	v, ok := f.variant(id)
+	if !ok {
 		return nil
 	}
 	for _, a := range args {
