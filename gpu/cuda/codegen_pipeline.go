@@ -78,6 +78,12 @@ func materializeSource(p *gpu.Pipeline) (string, error) {
 		b.WriteString("  __shared__ uint32_t wcnt[32];\n  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n")
 		b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n")
 	}
+	if p.Filter == nil {
+		if err := writeEveryRow(p, &b); err != nil {
+			return "", err
+		}
+		return b.String(), nil
+	}
 	// rg_count
 	head("rg_count")
 	b.WriteString("    uint32_t c = 0;\n")
@@ -103,13 +109,38 @@ func materializeSource(p *gpu.Pipeline) (string, error) {
 	b.WriteString("      const unsigned m = __ballot_sync(0xffffffffu, ok);\n      if (lane == 0) wcnt[warp] = __popc(m);\n      __syncthreads();\n")
 	fmt.Fprintf(&b, "      unsigned before = 0, total = 0;\n      for (int w = 0; w < %d; w++) { if (w < warp) before += wcnt[w]; total += wcnt[w]; }\n", blockThreads/32)
 	b.WriteString("      if (ok) {\n        const unsigned long long pos = base + before + __popc(m & ((1u << lane) - 1u));\n")
-	// The row must be re-addressed as i inside this block for column loads.
-	g = newExprGen(p, &b, "        ")
+	if err := writeProjections(p, &b); err != nil {
+		return "", err
+	}
+	b.WriteString("      }\n      base += total;\n      __syncthreads();\n    }\n  }\n}\n")
+	return b.String(), nil
+}
+
+// writeEveryRow generates rg_write alone for a pipeline without a filter:
+// row i is output row i, so there is nothing to count and no offsets to
+// read back before the launch (the same Args layout, with the counts word
+// unused).
+func writeEveryRow(p *gpu.Pipeline, b *strings.Builder) error {
+	fmt.Fprintf(b, "\nextern \"C\" __global__ void __launch_bounds__(%d) rg_write(const Args A) {\n", blockThreads)
+	b.WriteString("  const long long n = (long long)A.a[0];\n")
+	b.WriteString("  for (long long pos = (long long)blockIdx.x * blockDim.x + threadIdx.x; pos < n; pos += (long long)gridDim.x * blockDim.x) {\n")
+	b.WriteString("    const long long i = pos;\n")
+	if err := writeProjections(p, b); err != nil {
+		return err
+	}
+	b.WriteString("  }\n}\n")
+	return nil
+}
+
+// writeProjections stores the projections of row i at output row pos.
+func writeProjections(p *gpu.Pipeline, b *strings.Builder) error {
+	S := sinkWord(p)
+	g := newExprGen(p, b, "        ")
 	loadAll(g, p.Project...)
 	for j, e := range p.Project {
 		v, n, err := g.expr(e)
 		if err != nil {
-			return "", fmt.Errorf("project #%d: %w", j, err)
+			return fmt.Errorf("project #%d: %w", j, err)
 		}
 		dw := S + 2 + 2*j
 		g.line("((%s *)A.a[%d])[pos] = (%s)%s;", stype(e.Type.Kind), dw, stype(e.Type.Kind), v)
@@ -119,6 +150,5 @@ func materializeSource(p *gpu.Pipeline) (string, error) {
 			g.line("(void)%s;", n)
 		}
 	}
-	b.WriteString("      }\n      base += total;\n      __syncthreads();\n    }\n  }\n}\n")
-	return b.String(), nil
+	return nil
 }

@@ -49,10 +49,13 @@ type Device struct {
 	arch                      string
 	sms                       int
 	pool                      *pool
-	mods                      map[string]*module // by source text hash
-	util                      *module
-	status                    uint64 // 4-byte device word kernels raise flags in
-	closed                    bool
+	// mods are the loaded modules by their source text: a map lookup
+	// hashes it far faster than the disk cache's SHA-256 key, which is
+	// computed only on a miss (every pipeline run looks its module up).
+	mods       map[string]*module
+	util, join *module
+	status     uint64 // 4-byte device word kernels raise flags in
+	closed     bool
 
 	st struct{ up, down, launches, compiled, nanos atomic.Int64 }
 	// direct: blocks allocated outside the pool and their sizes (d.mu).
@@ -160,8 +163,7 @@ func (d *Device) init() error {
 // moduleFor returns the loaded module of src, compiling (through the disk
 // cache) and loading it on first use. Callers hold d.mu or are in Open.
 func (d *Device) moduleFor(src, name string) (*module, error) {
-	key := cacheKey(src, d.arch)
-	if m, ok := d.mods[key]; ok {
+	if m, ok := d.mods[src]; ok {
 		return m, nil
 	}
 	cubin, compiled, err := compileCached(src, name, d.arch)
@@ -175,7 +177,7 @@ func (d *Device) moduleFor(src, name string) (*module, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.mods[key] = m
+	d.mods[src] = m
 	return m, nil
 }
 

@@ -35,7 +35,14 @@ const (
 
 // joinModule returns the join kernels, compiled on first use.
 func (d *Device) joinModule() (*module, error) {
-	return d.moduleFor(preludeSrc+joinSrc, "rigel_join.cu")
+	if d.join == nil {
+		m, err := d.moduleFor(preludeSrc+joinSrc, "rigel_join.cu")
+		if err != nil {
+			return nil, err
+		}
+		d.join = m
+	}
+	return d.join, nil
 }
 
 // HashJoin returns the (probe row, build row) pairs of equal keys: a hash

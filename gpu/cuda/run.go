@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/rigel-db/rigel/gpu"
@@ -122,6 +123,14 @@ func (d *Device) scanTileCounts(counts, offsets uint64, ntiles int, what string)
 	return int(binary.LittleEndian.Uint64(b[:])), nil
 }
 
+// raisesFlags reports whether a generated kernel can raise a status flag:
+// only code that names the status word can (rg_raise(status, ...), or a
+// prelude function handed it). A materialization that cannot is not read
+// back, which saves a host synchronization per pipeline.
+func raisesFlags(src string) bool {
+	return strings.Contains(strings.TrimPrefix(src, preludeSrc), "status")
+}
+
 // statusNullNotNullable is prelude.cuh's RG_NULL_NOT_NULLABLE.
 const statusNullNotNullable = 32
 
@@ -201,27 +210,36 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 	}()
 	total := 0
 	ntiles := (n + tileRows - 1) / tileRows
+	check := raisesFlags(src)
 	if n > 0 {
-		counts, err := tmp.get(int64(ntiles)*4, "tile counts")
-		if err != nil {
-			return nil, err
+		if check {
+			if err := d.resetStatus(); err != nil {
+				return nil, err
+			}
 		}
-		offsets, err := tmp.get(int64(ntiles+1)*8, "tile offsets")
-		if err != nil {
-			return nil, err
-		}
-		if err := d.resetStatus(); err != nil {
-			return nil, err
-		}
-		args = append(args, counts, uint64(ntiles))
 		grid := d.gridFor(int64(ntiles), 1)
-		if err := d.timedLaunch(mod, "rg_count", grid, blockThreads, 0, args); err != nil {
-			return nil, err
+		if p.Filter == nil { // every row passes: rg_write alone (writeEveryRow)
+			total = n
+			grid = d.gridFor(int64(n), blockThreads)
+			args = append(args, 0, uint64(ntiles))
+		} else {
+			counts, err := tmp.get(int64(ntiles)*4, "tile counts")
+			if err != nil {
+				return nil, err
+			}
+			offsets, err := tmp.get(int64(ntiles+1)*8, "tile offsets")
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, counts, uint64(ntiles))
+			if err := d.timedLaunch(mod, "rg_count", grid, blockThreads, 0, args); err != nil {
+				return nil, err
+			}
+			if total, err = d.scanTileCounts(counts, offsets, ntiles, "row count"); err != nil {
+				return nil, err
+			}
+			args[len(args)-2] = offsets
 		}
-		if total, err = d.scanTileCounts(counts, offsets, ntiles, "row count"); err != nil {
-			return nil, err
-		}
-		args[len(args)-2] = offsets
 		for j, e := range p.Project {
 			c, err := d.newOutput(e.Type, total, st.dictOf(e, cols), fmt.Sprintf("pipeline output #%d (%d rows)", j, total))
 			if err != nil {
@@ -235,8 +253,10 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 				return out, err
 			}
 		}
-		if _, err := d.checkStatus(); err != nil {
-			return out, err
+		if check {
+			if _, err := d.checkStatus(); err != nil {
+				return out, err
+			}
 		}
 		return out, nil
 	}

@@ -244,24 +244,7 @@ func decode(h *hostColumn) (arrow.Array, error) {
 		}
 		return b.NewArray(), nil
 	case gpu.Dict:
-		if h.dict == nil {
-			return nil, fmt.Errorf("download: dict column without a dictionary")
-		}
-		b := array.NewStringBuilder(mem)
-		defer b.Release()
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			if null(i) {
-				b.AppendNull()
-				continue
-			}
-			code := int(int32(binary.LittleEndian.Uint32(h.data[i*4:])))
-			if code < 0 || code >= h.dict.Len() {
-				return nil, fmt.Errorf("download: dictionary code %d out of range (%d values)", code, h.dict.Len())
-			}
-			b.Append(h.dict.Value(code))
-		}
-		return b.NewArray(), nil
+		return decodeDict(h)
 	case gpu.Decimal64, gpu.Decimal128:
 		b := array.NewDecimal128Builder(mem, gpu.ArrowType(h.t).(*arrow.Decimal128Type))
 		defer b.Release()

@@ -1,0 +1,49 @@
+package cuda
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// decodeDict runs on the host: no GPU needed. The dictionary is a slice of
+// a larger array so that its offsets do not start at 0.
+func TestDecodeDict(t *testing.T) {
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	b.AppendValues([]string{"skip", "", "a", "héllo", "zz"}, nil)
+	full := b.NewStringArray()
+	defer full.Release()
+	dict := array.NewSlice(full, 1, 5).(*array.String)
+	defer dict.Release()
+
+	codes := []int32{2, 0, -7, 3, 1, 2}
+	valid := []byte{1, 1, 0, 1, 1, 1}
+	h := &hostColumn{t: gpu.Type{Kind: gpu.Dict, Nullable: true}, n: len(codes), valid: valid, dict: dict, data: make([]byte, 4*len(codes))}
+	for i, c := range codes {
+		binary.LittleEndian.PutUint32(h.data[i*4:], uint32(c))
+	}
+	arr, err := decodeDict(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer arr.Release()
+	s := arr.(*array.String)
+	want := []string{"héllo", "", "", "zz", "a", "héllo"}
+	if s.Len() != len(want) || s.NullN() != 1 || !s.IsNull(2) {
+		t.Fatalf("got %v (len %d, %d nulls), want %q with row 2 null", s, s.Len(), s.NullN(), want)
+	}
+	for i, w := range want {
+		if i != 2 && s.Value(i) != w {
+			t.Errorf("row %d: %q, want %q", i, s.Value(i), w)
+		}
+	}
+
+	binary.LittleEndian.PutUint32(h.data[0:], 4) // one past the dictionary
+	if _, err := decodeDict(h); err == nil {
+		t.Error("a code past the dictionary decoded without an error")
+	}
+}
