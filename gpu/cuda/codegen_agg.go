@@ -58,6 +58,7 @@ func (l aggLayout) isSumInt() bool { return l.a.Kind == gpu.AggSum && l.arg.Kind
 // dictLen gives the dictionary size of each Dict input column (0 if none).
 func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {
 	ap := &aggPlan{p: p, slotWords: 1}
+	wide := false // a 128-bit min/max: slots of an even number of words
 	for _, k := range p.Keys {
 		if k < 0 || k >= len(p.Project) {
 			return nil, fmt.Errorf("group key #%d out of range (%d projections)", k, len(p.Project))
@@ -97,7 +98,11 @@ func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {
 			}
 			l.words = 1
 			if l.arg.Kind == gpu.Decimal128 {
-				l.words = 3 // lo, hi, lock
+				// lo, hi (16-byte aligned: sm_90 updates them with one
+				// 128-bit CAS), and a lock word for older GPUs.
+				l.words = 3
+				ap.slotWords += ap.slotWords % 2
+				wide = true
 			}
 		default:
 			return nil, fmt.Errorf("aggregate %s: %w", a.Kind, gpu.ErrUnsupported)
@@ -116,6 +121,9 @@ func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {
 			}
 		}
 		ap.aggs = append(ap.aggs, l)
+	}
+	if wide {
+		ap.slotWords += ap.slotWords % 2
 	}
 	// Domain strategy when every key is a bool or a dictionary column.
 	ap.strat = stratDomain
@@ -465,10 +473,11 @@ func flushGroup(b *strings.Builder, gi int, ap *aggPlan) {
 			b.WriteString("        const uint64_t lo = __shfl_down_sync(0xffffffffu, (unsigned long long)(uint64_t)s, o);\n")
 			b.WriteString("        const uint64_t hi = __shfl_down_sync(0xffffffffu, (unsigned long long)(uint64_t)((u128)s >> 64), o);\n")
 			fmt.Fprintf(b, "        const i128 x = I128(hi, lo); if (x %s s) s = x; }\n", cmp)
-			// The 128-bit min/max takes a lock: the warps of a block
-			// combine first in shared memory so that one lock per block,
-			// not per warp, is taken (a max over 100,000 rows took 15 ms
-			// with a lock per warp, TPC-H Q15 at SF10).
+			// The 128-bit min/max is a CAS loop (a lock before sm_90):
+			// the warps of a block combine first in shared memory so that
+			// one update per block, not per warp, reaches the table (a max
+			// over 100,000 rows took 15 ms with a lock per warp, TPC-H Q15
+			// at SF10).
 			fmt.Fprintf(b, "      __shared__ i128 bs%d_%d[%d]; __shared__ unsigned long long bn%d_%d[%d];\n", gi, j, blockThreads/32, gi, j, blockThreads/32)
 			fmt.Fprintf(b, "      if (lane == 0) { bs%d_%d[threadIdx.x >> 5] = s; bn%d_%d[threadIdx.x >> 5] = %s; }\n      __syncthreads();\n", gi, j, gi, j, nn)
 			fmt.Fprintf(b, "      if (threadIdx.x == 0) { unsigned long long any = 0;\n        for (int w = 0; w < %d; w++) if (bn%d_%d[w]) { if (!any || bs%d_%d[w] %s s) s = bs%d_%d[w]; any = 1; }\n", blockThreads/32, gi, j, gi, j, cmp, gi, j)

@@ -26,6 +26,7 @@ func aggCases() []testCase {
 		{"agg/few_groups_many_rows", testAggFewGroups},
 		{"agg/float_sum", testAggFloatSum},
 		{"agg/runs_of_equal_keys", testAggRuns},
+		{"agg/min_max_128_contended", testAggMinMax128Contended},
 	}
 }
 
