@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-
 	"github.com/rigel-db/rigel/gpu"
 )
 

@@ -36,13 +36,34 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 	if err != nil {
 		return nil, fmt.Errorf("run probe: probe side: %w", err)
 	}
-	defer releaseAll(pc)
+	defer func() { releaseAll(pc) }()
 	bc, err := d.Gather(ctx, build, bi, false)
 	if err != nil {
 		return nil, fmt.Errorf("run probe: build side: %w", err)
 	}
+	joined := append(append([]gpu.Column(nil), pc...), bc...)
+	if isIdentity(p, joined) {
+		// A join with nothing above it (physical.FuseProbes): the gathered
+		// columns are the answer, a copy of them would only cost time.
+		pc = nil // handed over with bc
+		return joined, nil
+	}
 	defer releaseAll(bc)
-	return d.Run(ctx, p, append(append([]gpu.Column(nil), pc...), bc...))
+	return d.Run(ctx, p, joined)
+}
+
+// isIdentity reports whether p materializes its inputs unchanged: no
+// filter, column i projected as output i with the input's own type.
+func isIdentity(p *gpu.Pipeline, in []gpu.Column) bool {
+	if p.Sink != gpu.SinkMaterialize || p.Filter != nil || len(p.Project) != len(in) {
+		return false
+	}
+	for i, e := range p.Project {
+		if e.Op != gpu.OpCol || e.Col != i || e.Type != in[i].Type() || p.Inputs[i] != e.Type {
+			return false
+		}
+	}
+	return true
 }
 
 func releaseAll(cols []gpu.Column) {
