@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/rigel-db/rigel/gpu"
@@ -47,7 +48,13 @@ func (p *ProbePipeline) Describe() string {
 // then written straight into the output columns). Outer, semi, anti and
 // single joins and joins without keys keep the Join node. The rewrite is
 // made in place on the tree translate built, and returns the new root.
+//
+// RIGEL_FUSE_PROBES=0 turns the rewrite off (plans keep their Join nodes):
+// a way to compare the two paths, or to step around a fused kernel's bug.
 func FuseProbes(root Node) Node {
+	if os.Getenv("RIGEL_FUSE_PROBES") == "0" {
+		return root
+	}
 	return fuse(root)
 }
 

@@ -55,7 +55,7 @@ func Probe(t *testing.T, ref, dev gpu.Device) {
 				defer ReleaseCols(devCols)
 				joined := gatherPairs(t, ref, refCols, pairs)
 				defer ReleaseCols(joined)
-				for pi, p := range probePipelines() {
+				for pi, p := range ProbePipelines() {
 					want := RunPipeline(t, ref, p, joined)
 					out, err := pr.RunProbe(context.Background(), p, devCols[:4], devCols[4:], ks.probe, ks.build, ks.nullsEqual)
 					if err != nil {
@@ -75,7 +75,7 @@ func Probe(t *testing.T, ref, dev gpu.Device) {
 		s := newProbeSides(rand.New(rand.NewPCG(9, 9)), 10, 10, 3)
 		cols := s.upload(t, dev)
 		defer ReleaseCols(cols)
-		p := probePipelines()[0]
+		p := ProbePipelines()[0]
 		for _, c := range []struct {
 			what         string
 			probe, build []int
@@ -224,10 +224,11 @@ func gatherPairs(t testing.TB, dev gpu.Device, cols []gpu.Column, pairs [][2]int
 	return out
 }
 
-// probePipelines are the pipelines run over the joined columns: $0..$3
+// ProbePipelines are the pipelines Probe runs over the joined columns: $0..$3
 // are the probe side's, $4..$7 the build side's (see probeSides). Their
-// input types are declared nullable where a side may hold nulls.
-func probePipelines() []*gpu.Pipeline {
+// input types are declared nullable where a side may hold nulls. gpu/cuda
+// compiles their probe kernels with NVRTC.
+func ProbePipelines() []*gpu.Pipeline {
 	in := []gpu.Type{N(TI64), N(TDict), TDec64(12, 2), N(TF64), N(TI64), N(TDict), N(TI32), TDict}
 	col := func(i int) *gpu.Expr { return gpu.Col(i, in[i]) }
 	nb := N(TBool)
