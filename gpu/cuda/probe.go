@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/rigel-db/rigel/gpu"
 )
@@ -21,12 +20,9 @@ const maxArgWords = 256
 // filter and projections over both sides' columns directly, writing the
 // passing pairs' outputs at their exact places.
 //
-// A SinkAggregate pipeline runs in two steps: the probe kernels write the
-// projections the aggregate reads (its keys and arguments) for the passing
-// pairs, and the aggregate kernels of Run group those columns. That still
-// saves the pair index columns and the gather of every joined column; a
-// probe loop inside the aggregate kernels themselves would save the
-// projected columns too (not done yet).
+// A SinkAggregate pipeline runs as Run's aggregate kernels with the pair
+// loop around their per-row body: nothing per pair is written to memory
+// but the aggregate table's updates.
 func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -234,86 +230,107 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 }
 
 // probeAggregate runs a SinkAggregate pipeline over the join's pairs: the
-// probe kernels materialize the projections the aggregate reads, for the
-// passing pairs only (so only they can raise errors, as in Run), then the
-// aggregate kernels group them.
+// aggregate kernels of Run with their row loop turned into a loop over each
+// probe row's chain of build rows (codegen_probe_agg.go). The pair count
+// (the scan of rg_join_count's tile counts) bounds the groups, as the row
+// count does for Run: it sizes the hash strategy's table.
 func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJoin) ([]*column, error) {
-	pm, pa, err := splitProbeAggregate(p)
-	if err != nil {
-		return nil, err
-	}
-	mats, err := d.probeMaterialize(ctx, pm, j)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		for _, c := range mats {
-			d.freeColumn(c)
-		}
-	}()
-	n := mats[0].n
-	args := make([]uint64, sinkWord(pa))
-	args[0], args[1] = uint64(n), d.status
-	dictLen := make([]int, len(mats))
-	for i, c := range mats {
-		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
+	dictLen := make([]int, len(j.cols))
+	for i, c := range j.cols {
 		if c.dict != nil {
 			dictLen[i] = c.dict.Len()
 		}
 	}
-	st, err := buildStrTables(pa, mats)
+	ap, err := planAggregate(p, dictLen)
 	if err != nil {
 		return nil, err
 	}
-	return d.runAggregate(pa, mats, args, n, dictLen, st)
-}
-
-// splitProbeAggregate splits an aggregate pipeline into a materializing
-// one over the same inputs, projecting what the aggregate reads (keys and
-// arguments, in projection order), and an aggregate over those columns.
-func splitProbeAggregate(p *gpu.Pipeline) (pm, pa *gpu.Pipeline, err error) {
-	used := map[int]bool{}
+	ap.probe = j.nprobe
+	S := sinkWord(p)
+	if words := S + probeNextWord + 1; words > maxArgWords {
+		return nil, fmt.Errorf("%d kernel argument words (at most %d): %w", words, maxArgWords, gpu.ErrUnsupported)
+	}
+	st, err := buildStrTables(p, j.cols)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkDictMixing(p, j.cols); err != nil {
+		return nil, err
+	}
+	ap.strs = st
 	for _, k := range p.Keys {
-		used[k] = true
-	}
-	for _, a := range p.Aggs {
-		if a.Kind != gpu.AggCountStar {
-			used[a.Arg] = true
+		if e := p.Project[k]; e.Type.Kind == gpu.Dict && st.dictOf(e, j.cols) == nil {
+			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
-	idx := make([]int, 0, len(used))
-	for k := range used {
-		if k < 0 || k >= len(p.Project) {
-			return nil, nil, fmt.Errorf("aggregate reads projection #%d of %d", k, len(p.Project))
+	src, err := aggregateSource(ap)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := d.moduleFor(src, "rigel_probe_aggregate.cu")
+	if err != nil {
+		return nil, err
+	}
+	args := make([]uint64, S)
+	args[1] = d.status
+	for i, c := range j.cols {
+		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
+	}
+	block, err := d.uploadStrTables(p, st, args)
+	if err != nil {
+		return nil, err
+	}
+	if block != 0 {
+		defer d.pool.put(block) // stream order: later users wait for the kernels
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	// With no pair the kernels aggregate no rows (an aggregate without
+	// keys still gives its one row).
+	n, pairs := 0, 0
+	ap.probeArgs = []uint64{0, 0}
+	if j.np > 0 && j.nb > 0 {
+		jmod, err := d.joinModule()
+		if err != nil {
+			return nil, err
 		}
-		idx = append(idx, k)
-	}
-	sort.Ints(idx)
-	if len(idx) == 0 {
-		// count(*) alone still needs one column to count the rows of.
-		if len(p.Project) == 0 {
-			return nil, nil, fmt.Errorf("an aggregate of count(*) alone over no projection: %w", gpu.ErrUnsupported)
+		jargs := d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
+		ntiles, err := d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp)
+		if err != nil {
+			return nil, err
 		}
-		idx = []int{0}
-	}
-	at := map[int]int{}
-	pm = &gpu.Pipeline{Inputs: p.Inputs, Filter: p.Filter, Sink: gpu.SinkMaterialize}
-	pa = &gpu.Pipeline{Sink: gpu.SinkAggregate, GroupHint: p.GroupHint}
-	for i, k := range idx {
-		at[k] = i
-		e := p.Project[k]
-		pm.Project = append(pm.Project, e)
-		pa.Inputs = append(pa.Inputs, e.Type)
-		pa.Project = append(pa.Project, gpu.Col(i, e.Type))
-	}
-	for _, k := range p.Keys {
-		pa.Keys = append(pa.Keys, at[k])
-	}
-	for _, a := range p.Aggs {
-		if a.Kind != gpu.AggCountStar {
-			a.Arg = at[a.Arg]
+		if pairs, err = d.scanTiles(jmod, jargs[jaCounts], jargs[jaOffsets], ntiles); err != nil {
+			return nil, err
 		}
-		pa.Aggs = append(pa.Aggs, a)
+		if pairs > 0 {
+			n = j.np
+			ap.probeArgs = []uint64{jargs[jaRep], jargs[jaNext]}
+		}
 	}
-	return pm, pa, nil
+	args[0] = uint64(n)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// As runAggregate, with the pairs in place of the rows.
+	capacity := 0
+	if ap.strat == stratHash {
+		want := 2 * p.GroupHint
+		if p.GroupHint <= 0 {
+			want = 1 << 16
+		}
+		capacity = nextPow2(min(max(want, 64), 2*pairs+64))
+	}
+	for {
+		t := &temps{d: d}
+		out, fill, err := d.aggregateOnce(ap, mod, j.cols, args, n, capacity, t)
+		t.release()
+		if err != nil || fill == nil {
+			return out, err
+		}
+		next := grownCapacity(capacity, pairs, fill)
+		if next <= capacity {
+			return nil, fmt.Errorf("aggregate table of %d slots reported full for %d pairs", capacity, pairs)
+		}
+		capacity = next
+	}
 }

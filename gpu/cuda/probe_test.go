@@ -43,31 +43,33 @@ func probeSamples() []struct {
 	return out
 }
 
-// TestNVRTCCompilesProbeKernels compiles the generated probe kernels (and,
-// for aggregates, the aggregate over the probe's projections) for sm_90
-// without a GPU, warnings included.
+// TestNVRTCCompilesProbeKernels compiles the generated probe kernels
+// (materializing, and aggregating with the pair loop inside the aggregate
+// kernel) for sm_90 without a GPU, warnings included.
 func TestNVRTCCompilesProbeKernels(t *testing.T) {
 	skipNoNVRTC(t)
 	n := 0
 	for _, s := range probeSamples() {
 		p := s.p
 		if p.Sink == gpu.SinkAggregate {
-			pm, pa, err := splitProbeAggregate(p)
-			if err != nil {
-				t.Fatalf("%s: split: %v", s.name, err)
-			}
-			dictLen := make([]int, len(pa.Inputs))
-			for i, in := range pa.Inputs {
+			dictLen := make([]int, len(p.Inputs))
+			for i, in := range p.Inputs {
 				if in.Kind == gpu.Dict {
 					dictLen[i] = 5
 				}
 			}
-			src, err := pipelineSource(pa, dictLen)
+			ap, err := planAggregate(p, dictLen)
+			if err != nil {
+				t.Fatalf("%s: plan: %v", s.name, err)
+			}
+			ap.probe = s.np
+			src, err := aggregateSource(ap)
 			if err != nil {
 				t.Fatalf("%s: aggregate: %v", s.name, err)
 			}
-			compileClean(t, s.name+"_agg.cu", src)
-			p = pm
+			compileClean(t, s.name+"_probe_agg.cu", src)
+			n++
+			continue
 		}
 		src, err := probeSource(p, s.np)
 		if err != nil {
