@@ -178,6 +178,7 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 		}
 		return nil, err
 	}
+	root = physical.FuseProbes(root)
 	p.Names, p.Root = loaded.Names, root
 	p.resultTypes = resultTypes(outTypes)
 	p.Plan = physical.Explain(root, string(e.where()))
@@ -419,6 +420,7 @@ func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	root = physical.FuseProbes(root)
 	names := loaded.Names
 	if len(names) == 0 {
 		for i := range root.OutputTypes() {

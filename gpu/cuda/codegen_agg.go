@@ -50,6 +50,13 @@ type aggPlan struct {
 	aggs      []aggLayout
 	// strs: the string tables of the run (OpStrMap keys' dictionaries).
 	strs *strTables
+	// probe, when > 0, makes the kernel aggregate the pairs of an inner
+	// join (RunProbe, codegen_probe_agg.go): the first probe inputs are
+	// the probe side's, read at probe row i, the rest the build side's,
+	// read at the build row bj of i's hash chain. probeArgs (rep, next)
+	// follow the aggregate's own Args words.
+	probe     int
+	probeArgs []uint64
 }
 
 func (l aggLayout) isSumInt() bool { return l.a.Kind == gpu.AggSum && l.arg.Kind.IsInteger() }
@@ -321,6 +328,14 @@ func aggregateSource(ap *aggPlan) (string, error) {
 	}
 	b.WriteString("  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {\n")
 	g := newExprGen(p, &b, "    ")
+	if ap.probe > 0 {
+		// One pass of the body per pair of probe row i.
+		fmt.Fprintf(&b, "    for (int32_t bj = ((const int32_t *)A.a[%d])[i]; bj >= 0; bj = ((const int32_t *)A.a[%d])[bj]) {\n", S+probeRepWord, S+probeNextWord)
+		g.indent = "      "
+		if err := probePreload(g, ap); err != nil {
+			return "", err
+		}
+	}
 	if err := rowFilter(g); err != nil {
 		return "", err
 	}
@@ -349,6 +364,9 @@ func aggregateSource(ap *aggPlan) (string, error) {
 	}
 	g.indent = g.indent[:len(g.indent)-2]
 	g.line("}")
+	if ap.probe > 0 {
+		b.WriteString("    }\n")
+	}
 	b.WriteString("  }\n")
 	b.WriteString("  const int lane = threadIdx.x & 31;\n")
 	for gi := 0; gi < G; gi++ {

@@ -40,7 +40,19 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	// Once the table is too full every warp stops: the host grows it and
 	// runs again, and inserting on into a full table would make each probe
 	// walk the whole table. __any_sync keeps the decision warp-uniform.
-	b.WriteString("    if (__any_sync(FULL, ((volatile uint32_t *)fill)[0] >= maxFill)) break;\n    iters++;\n")
+	b.WriteString("    if (__any_sync(FULL, ((volatile uint32_t *)fill)[0] >= maxFill)) break;\n")
+	rowGuard := "i < n"
+	if ap.probe > 0 {
+		// The pairs of the warp's probe rows, one chain step per turn
+		// (warp-uniform: the turns go on while any lane has a pair).
+		// Rows scanned are the pairs walked, for groupEstimate.
+		fmt.Fprintf(b, "    int32_t bj = i < n ? ((const int32_t *)A.a[%d])[i] : -1;\n", sinkWord(p)+probeRepWord)
+		b.WriteString("    for (;;) {\n    if (!__any_sync(FULL, bj >= 0) || __any_sync(FULL, ((volatile uint32_t *)fill)[0] >= maxFill)) break;\n")
+		b.WriteString("    iters += __popc(__ballot_sync(FULL, bj >= 0));\n")
+		rowGuard = "bj >= 0"
+	} else {
+		b.WriteString("    iters++;\n")
+	}
 	fmt.Fprintf(b, "    bool row = false;\n    uint64_t key[%d] = {0};\n", KW)
 	counted, combined := false, false // aggregates needing run counts, run scans
 	for j, l := range ap.aggs {
@@ -55,8 +67,13 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 		}
 		counted = true
 	}
-	b.WriteString("    if (i < n) {\n")
+	fmt.Fprintf(b, "    if (%s) {\n", rowGuard)
 	g := newExprGen(p, b, "      ")
+	if ap.probe > 0 {
+		if err := probePreload(g, ap); err != nil {
+			return err
+		}
+	}
 	if err := rowFilter(g); err != nil {
 		return err
 	}
@@ -173,8 +190,13 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	// often their key is already in the table tells keys that come back
 	// (random order) from keys that do not (sorted or clustered order).
 	b.WriteString("    innerRuns += __popc(__ballot_sync(FULL, tail && seg > 0)); innerHits += __popc(__ballot_sync(FULL, tail && seg > 0 && !inserted));\n")
+	scanned := "iters * 32ull"
+	if ap.probe > 0 {
+		fmt.Fprintf(b, "    if (bj >= 0) bj = ((const int32_t *)A.a[%d])[bj];\n    }\n", sinkWord(p)+probeNextWord)
+		scanned = "iters"
+	}
 	b.WriteString("  }\n")
-	b.WriteString("  if (lane == 0 && iters) { atomicAdd(&progress[0], iters * 32ull); atomicAdd(&progress[1], rowsIn); atomicAdd(&progress[2], runsIn); atomicAdd(&progress[3], innerRuns); atomicAdd(&progress[4], innerHits); }\n")
+	b.WriteString("  if (lane == 0 && iters) { atomicAdd(&progress[0], " + scanned + "); atomicAdd(&progress[1], rowsIn); atomicAdd(&progress[2], runsIn); atomicAdd(&progress[3], innerRuns); atomicAdd(&progress[4], innerHits); }\n")
 	return nil
 }
 

@@ -169,57 +169,12 @@ func (d *Device) hashJoin(ctx context.Context, mod *module, args []uint64, nb, n
 	if nb == 0 || np == 0 {
 		return d.indexPair(0)
 	}
-	// Capacity: a power of two of at least twice the build rows, so that at
-	// least half the slots stay empty and every probe walk ends soon.
-	capacity := int64(16)
-	for capacity < 2*int64(nb) {
-		capacity <<= 1
-	}
-	slots, err := tmp.get(capacity*8, fmt.Sprintf("hash table (%d slots)", capacity))
+	ntiles, err := d.joinTable(ctx, mod, args, nb, np, tmp)
 	if err != nil {
 		return out, err
 	}
-	next, err := tmp.get(int64(nb)*4, "hash chains")
-	if err != nil {
-		return out, err
-	}
-	clen, err := tmp.get(int64(nb)*4, "hash chain lengths")
-	if err != nil {
-		return out, err
-	}
-	ntiles := (int64(np) + joinTile - 1) / joinTile
-	rep, err := tmp.get(int64(np)*4, "probe matches")
-	if err != nil {
-		return out, err
-	}
-	counts, err := tmp.get(ntiles*8, "join tile counts")
-	if err != nil {
-		return out, err
-	}
-	offsets, err := tmp.get((ntiles+1)*8, "join tile offsets")
-	if err != nil {
-		return out, err
-	}
-	if err := firstErr(d.cx.memset(slots, 0xff, capacity*8, d.stream),
-		d.cx.memset(next, 0xff, int64(nb)*4, d.stream),
-		d.cx.memset(clen, 0, int64(nb)*4, d.stream)); err != nil {
-		return out, err
-	}
-	args[jaSlots], args[jaMask], args[jaNext], args[jaClen] = slots, uint64(capacity-1), next, clen
-	args[jaRep], args[jaCounts], args[jaNTiles], args[jaOffsets] = rep, counts, uint64(ntiles), offsets
-	args[jaN] = uint64(nb)
-	if err := d.timedLaunch(mod, "rg_join_build", d.gridFor(int64(nb), joinThreads), joinThreads, 0, args); err != nil {
-		return out, err
-	}
-	if err := ctx.Err(); err != nil {
-		return out, err
-	}
-	args[jaN] = uint64(np)
 	tileGrid := d.gridFor(ntiles, 1)
-	if err := d.timedLaunch(mod, "rg_join_count", tileGrid, joinThreads, 0, args); err != nil {
-		return out, err
-	}
-	total, err := d.scanTiles(mod, counts, offsets, ntiles)
+	total, err := d.scanTiles(mod, args[jaCounts], args[jaOffsets], ntiles)
 	if err != nil {
 		return out, err
 	}
@@ -238,6 +193,66 @@ func (d *Device) hashJoin(ctx context.Context, mod *module, args []uint64, nb, n
 		}
 	}
 	return out, nil
+}
+
+// joinTable builds the hash table over the nb build rows (rg_join_build)
+// and looks every one of the np probe rows up (rg_join_count), with
+// buffers from tmp: afterwards args holds the table (slots, next, clen),
+// each probe row's representative build row (rep, -1 for none) and the
+// pairs per tile of joinTile probe rows (counts; offsets is allocated for
+// their scan). It returns the number of tiles. HashJoin writes the pairs
+// from there; RunProbe feeds them to a generated pipeline.
+func (d *Device) joinTable(ctx context.Context, mod *module, args []uint64, nb, np int, tmp *temps) (int64, error) {
+	// Capacity: a power of two of at least twice the build rows, so that at
+	// least half the slots stay empty and every probe walk ends soon.
+	capacity := int64(16)
+	for capacity < 2*int64(nb) {
+		capacity <<= 1
+	}
+	slots, err := tmp.get(capacity*8, fmt.Sprintf("hash table (%d slots)", capacity))
+	if err != nil {
+		return 0, err
+	}
+	next, err := tmp.get(int64(nb)*4, "hash chains")
+	if err != nil {
+		return 0, err
+	}
+	clen, err := tmp.get(int64(nb)*4, "hash chain lengths")
+	if err != nil {
+		return 0, err
+	}
+	ntiles := (int64(np) + joinTile - 1) / joinTile
+	rep, err := tmp.get(int64(np)*4, "probe matches")
+	if err != nil {
+		return 0, err
+	}
+	counts, err := tmp.get(ntiles*8, "join tile counts")
+	if err != nil {
+		return 0, err
+	}
+	offsets, err := tmp.get((ntiles+1)*8, "join tile offsets")
+	if err != nil {
+		return 0, err
+	}
+	if err := firstErr(d.cx.memset(slots, 0xff, capacity*8, d.stream),
+		d.cx.memset(next, 0xff, int64(nb)*4, d.stream),
+		d.cx.memset(clen, 0, int64(nb)*4, d.stream)); err != nil {
+		return 0, err
+	}
+	args[jaSlots], args[jaMask], args[jaNext], args[jaClen] = slots, uint64(capacity-1), next, clen
+	args[jaRep], args[jaCounts], args[jaNTiles], args[jaOffsets] = rep, counts, uint64(ntiles), offsets
+	args[jaN] = uint64(nb)
+	if err := d.timedLaunch(mod, "rg_join_build", d.gridFor(int64(nb), joinThreads), joinThreads, 0, args); err != nil {
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	args[jaN] = uint64(np)
+	if err := d.timedLaunch(mod, "rg_join_count", d.gridFor(ntiles, 1), joinThreads, 0, args); err != nil {
+		return 0, err
+	}
+	return ntiles, nil
 }
 
 // indexPair allocates the two output index columns of n rows.

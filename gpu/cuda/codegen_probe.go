@@ -1,0 +1,245 @@
+package cuda
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// Probe kernels (RunProbe, SinkMaterialize): a pipeline evaluated over the
+// pairs of an inner join without materializing them. The hash table is
+// join.cu's (rg_join_build), and rg_join_count has left each probe row's
+// representative build row in rep[] (-1: no match); the build rows of a
+// key are the chain rep, next[rep], next[next[rep]], ... (-1 ends it).
+// Each thread owns probe rows; it loads the probe row's columns once and
+// walks the chain, loading the build row's columns at each step, so the
+// pipeline's expressions read both sides straight from their columns.
+//
+// The output is written in two passes over the same tiles of joinTile
+// probe rows as rg_join_count's (256 threads, 8 rows each):
+//   - rg_probe_count (only with a filter) counts the passing pairs of each
+//     probe row into pcnt[] and of each tile into counts[];
+//   - offsets = scan(counts) (rg_jn_scan of join.cu);
+//   - rg_probe_write gives each probe row its first output row (a block
+//     scan of the per-row counts within the tile, from offsets[tile]) and
+//     writes its passing pairs from there.
+//
+// Without a filter every pair passes: rg_join_count's tile counts and the
+// chain lengths clen[rep] are the counts, and rg_probe_count is not run.
+//
+// Args: np, status, inputs (probe columns then build columns, 2 words
+// each), string tables, then from S = sinkWord(p): rep, next, clen,
+// counts|offsets, ntiles, pcnt, then 2 words (data, valid) per output.
+const (
+	pbRep = iota
+	pbNext
+	pbClen
+	pbCounts
+	pbNTiles
+	pbPcnt
+	pbOut
+)
+
+// probeBlockScan is join.cu's rg_jn_block_scan for the generated module
+// (which does not include join.cu): a block-wide exclusive scan of one
+// uint64 per thread, *total receiving the block's sum.
+const probeBlockScan = `
+__device__ __forceinline__ uint64_t rg_pb_block_scan(uint64_t v, uint64_t *total, uint64_t *sh) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    uint64_t x = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        uint64_t y = __shfl_up_sync(0xffffffffu, (unsigned long long)x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31) sh[warp] = x;
+    __syncthreads();
+    if (warp == 0) {
+        uint64_t w = lane < RG_PB_WARPS ? sh[lane] : 0;
+        for (int o = 1; o < 32; o <<= 1) {
+            uint64_t y = __shfl_up_sync(0xffffffffu, (unsigned long long)w, o);
+            if (lane >= o) w += y;
+        }
+        if (lane < RG_PB_WARPS) sh[lane] = w;
+    }
+    __syncthreads();
+    const uint64_t before = (warp > 0 ? sh[warp - 1] : 0) + x - v;
+    *total = sh[RG_PB_WARPS - 1];
+    __syncthreads();
+    return before;
+}
+`
+
+// probeSide splits the input columns an expression list reads into the
+// probe side's (below np) and the build side's.
+func probeSide(np int, es ...*gpu.Expr) (probe, build []int) {
+	set := map[int]bool{}
+	for _, e := range es {
+		columnsOf(e, set)
+	}
+	for c := range set {
+		if c < np {
+			probe = append(probe, c)
+		} else {
+			build = append(build, c)
+		}
+	}
+	sort.Ints(probe)
+	sort.Ints(build)
+	return probe, build
+}
+
+// loadAt declares cC/cnC for input column c at row `row` (the probe row i
+// or the build row bj), as loadColumn does for a pipeline's single row
+// index, and marks it loaded so that the expression generator reads it.
+func loadAt(g *exprGen, c int, row string) error {
+	if g.colVar[c] {
+		return nil
+	}
+	if c < 0 || c >= len(g.p.Inputs) {
+		return fmt.Errorf("column $%d of %d inputs", c, len(g.p.Inputs))
+	}
+	t := g.p.Inputs[c]
+	if !probeLoadable[t.Kind] {
+		return fmt.Errorf("input $%d of kind %s in a probe pipeline: %w", c, t.Kind, gpu.ErrUnsupported)
+	}
+	g.colVar[c] = true
+	w := inputWord(c)
+	g.line("const %s c%d = (%s)((const %s *)A.a[%d])[%s];", ctype(t.Kind), c, ctype(t.Kind), stype(t.Kind), w, row)
+	if t.Nullable {
+		g.line("const bool cn%d = A.a[%d] != 0 && ((const uint8_t *)A.a[%d])[%s] == 0;", c, w+1, w+1, row)
+	} else {
+		g.line("const bool cn%d = false;", c)
+	}
+	g.line("(void)c%d; (void)cn%d;", c, c)
+	return nil
+}
+
+// probeLoadable lists the kinds loadAt reads as one value of Kind.Width
+// bytes per row. A kind stored otherwise (added later) is refused, and the
+// engine joins first and runs the pipeline over the gathered columns.
+var probeLoadable = map[gpu.Kind]bool{
+	gpu.Bool: true, gpu.Int8: true, gpu.Int16: true, gpu.Int32: true, gpu.Int64: true,
+	gpu.Float32: true, gpu.Float64: true, gpu.Date32: true, gpu.Decimal64: true,
+	gpu.Decimal128: true, gpu.Dict: true,
+}
+
+func loadAllAt(g *exprGen, cols []int, row string) error {
+	for _, c := range cols {
+		if err := loadAt(g, c, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// probeFilter emits, inside the chain walk, the loads of the build
+// columns the filter reads and `pass`.
+func probeFilter(g *exprGen, np int) error {
+	if g.p.Filter != nil {
+		_, bc := probeSide(np, g.p.Filter)
+		if err := loadAllAt(g, bc, "bj"); err != nil {
+			return err
+		}
+	}
+	return rowFilter(g)
+}
+
+// probeSource generates rg_probe_count and rg_probe_write for a
+// SinkMaterialize pipeline whose first np inputs are the probe side's.
+func probeSource(p *gpu.Pipeline, np int) (string, error) {
+	if p.Sink != gpu.SinkMaterialize {
+		return "", fmt.Errorf("probe kernels for sink %d: %w", p.Sink, gpu.ErrUnsupported)
+	}
+	var b strings.Builder
+	b.WriteString(preludeSrc)
+	fmt.Fprintf(&b, "\n#define RG_PB_WARPS %d\n", joinThreads/32)
+	b.WriteString(probeBlockScan)
+	S := sinkWord(p)
+	items := joinTile / joinThreads
+	head := func(name string) {
+		fmt.Fprintf(&b, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(const Args A) {\n", joinThreads, name)
+		b.WriteString("  const long long n = (long long)A.a[0];\n")
+		fmt.Fprintf(&b, "  const int32_t *rep = (const int32_t *)A.a[%d];\n", S+pbRep)
+		fmt.Fprintf(&b, "  const int32_t *next = (const int32_t *)A.a[%d];\n", S+pbNext)
+		if p.Filter != nil {
+			fmt.Fprintf(&b, "  uint32_t *pcnt = (uint32_t *)A.a[%d];\n", S+pbPcnt)
+		}
+		fmt.Fprintf(&b, "  const long long ntiles = (long long)A.a[%d];\n", S+pbNTiles)
+		fmt.Fprintf(&b, "  __shared__ uint64_t sh[%d];\n", joinThreads/32)
+		b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n")
+	}
+	tail := "  }\n}\n"
+
+	if p.Filter != nil {
+		head("rg_probe_count")
+		b.WriteString("    uint64_t sum = 0;\n")
+		fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n", items)
+		fmt.Fprintf(&b, "      const long long i = t * %d + k * %d + threadIdx.x;\n", joinTile, joinThreads)
+		b.WriteString("      if (i < n) {\n        uint32_t cnt = 0;\n        const int32_t rr = rep[i];\n        if (rr >= 0) {\n")
+		g := newExprGen(p, &b, "          ")
+		pc, _ := probeSide(np, p.Filter)
+		if err := loadAllAt(g, pc, "i"); err != nil {
+			return "", err
+		}
+		b.WriteString("          for (int32_t bj = rr; bj >= 0; bj = next[bj]) {\n")
+		g.indent = "            "
+		if err := probeFilter(g, np); err != nil {
+			return "", err
+		}
+		g.line("cnt += pass;")
+		b.WriteString("          }\n        }\n        pcnt[i] = cnt;\n        sum += cnt;\n      }\n    }\n")
+		fmt.Fprintf(&b, "    uint64_t total;\n    rg_pb_block_scan(sum, &total, sh);\n    if (threadIdx.x == 0) ((uint64_t *)A.a[%d])[t] = total;\n", S+pbCounts)
+		b.WriteString(tail)
+	}
+
+	head("rg_probe_write")
+	fmt.Fprintf(&b, "    uint64_t base = ((const uint64_t *)A.a[%d])[t];\n", S+pbCounts)
+	fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n", items)
+	fmt.Fprintf(&b, "      const long long i = t * %d + k * %d + threadIdx.x;\n", joinTile, joinThreads)
+	b.WriteString("      int32_t rr = -1;\n      uint64_t cnt = 0;\n      if (i < n) {\n        rr = rep[i];\n")
+	if p.Filter != nil {
+		b.WriteString("        if (rr >= 0) cnt = pcnt[i];\n")
+	} else {
+		fmt.Fprintf(&b, "        if (rr >= 0) cnt = ((const uint32_t *)A.a[%d])[rr];\n", S+pbClen)
+	}
+	b.WriteString("      }\n      uint64_t total;\n      unsigned long long pos = base + rg_pb_block_scan(cnt, &total, sh);\n")
+	b.WriteString("      if (cnt > 0) {\n")
+	g := newExprGen(p, &b, "        ")
+	all := append([]*gpu.Expr{p.Filter}, p.Project...)
+	pc, _ := probeSide(np, all...)
+	if err := loadAllAt(g, pc, "i"); err != nil {
+		return "", err
+	}
+	b.WriteString("        for (int32_t bj = rr; bj >= 0; bj = next[bj]) {\n")
+	g.indent = "          "
+	if err := probeFilter(g, np); err != nil {
+		return "", err
+	}
+	g.line("if (pass) {")
+	g.indent += "  "
+	_, bc := probeSide(np, p.Project...)
+	if err := loadAllAt(g, bc, "bj"); err != nil {
+		return "", err
+	}
+	for j, e := range p.Project {
+		v, n, err := g.expr(e)
+		if err != nil {
+			return "", fmt.Errorf("project #%d: %w", j, err)
+		}
+		dw := S + pbOut + 2*j
+		g.line("((%s *)A.a[%d])[pos] = (%s)%s;", stype(e.Type.Kind), dw, stype(e.Type.Kind), v)
+		if e.Type.Nullable {
+			g.line("((uint8_t *)A.a[%d])[pos] = %s ? 0 : 1;", dw+1, n)
+		} else {
+			g.line("(void)%s;", n)
+		}
+	}
+	g.line("pos++;")
+	g.indent = g.indent[:len(g.indent)-2]
+	g.line("}")
+	b.WriteString("        }\n      }\n      base += total;\n    }\n")
+	b.WriteString(tail)
+	return b.String(), nil
+}

@@ -1,0 +1,43 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// A probe aggregate (aggPlan.probe > 0) is the aggregate kernel of Run with
+// its row loop turned into a loop over the pairs of an inner join: probe
+// row i, then each build row bj of i's hash chain (join.cu's rep[] and
+// next[]). The per-row body is the same generated code; its columns are
+// loaded at i or bj by probePreload. The kernel's Args are Run's, plus rep
+// and next after the aggregate's seven words (aggregateOnce appends
+// aggPlan.probeArgs).
+const (
+	probeRepWord  = 7 // from sinkWord: int32 rep[np], -1 for no match
+	probeNextWord = 8 // int32 next[nb], -1 ends a chain
+)
+
+// probePreload loads, at the current scope, every column the filter and
+// the aggregate's keys and arguments read: probe columns at i, build
+// columns at bj. The expression generator then finds them loaded.
+func probePreload(g *exprGen, ap *aggPlan) error {
+	p := ap.p
+	es := []*gpu.Expr{p.Filter}
+	for _, k := range p.Keys {
+		es = append(es, p.Project[k])
+	}
+	for _, l := range ap.aggs {
+		if l.a.Kind != gpu.AggCountStar {
+			es = append(es, p.Project[l.a.Arg])
+		}
+	}
+	pc, bc := probeSide(ap.probe, es...)
+	if err := loadAllAt(g, pc, "i"); err != nil {
+		return err
+	}
+	if err := loadAllAt(g, bc, "bj"); err != nil {
+		return fmt.Errorf("build side: %w", err)
+	}
+	return nil
+}

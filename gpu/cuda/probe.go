@@ -1,0 +1,336 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+var _ gpu.ProbeRunner = (*Device)(nil)
+
+// maxArgWords is the size of prelude.cuh's Args block.
+const maxArgWords = 256
+
+// RunProbe runs a pipeline over the inner join of probe and build (see
+// gpu.ProbeRunner) without materializing the join: join.cu builds the hash
+// table over build and finds each probe row's first match, then generated
+// kernels (codegen_probe.go) walk each probe row's matches and evaluate the
+// filter and projections over both sides' columns directly, writing the
+// passing pairs' outputs at their exact places.
+//
+// A SinkAggregate pipeline runs as Run's aggregate kernels with the pair
+// loop around their per-row body: nothing per pair is written to memory
+// but the aggregate table's updates.
+func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("run probe: CUDA device is closed")
+	}
+	pc, err := d.sameLength(probe, "probe column")
+	if err != nil {
+		return nil, fmt.Errorf("run probe %s: %w", p, err)
+	}
+	bc, err := d.sameLength(build, "build column")
+	if err != nil {
+		return nil, fmt.Errorf("run probe %s: %w", p, err)
+	}
+	cols := append(append([]*column(nil), pc...), bc...)
+	for i, c := range cols {
+		want := p.Inputs[i]
+		if c.t.Kind != want.Kind || c.t.Precision != want.Precision || c.t.Scale != want.Scale {
+			return nil, fmt.Errorf("run probe: input %d is %s, pipeline expects %s", i, c.t, want)
+		}
+		if c.t.Nullable && !want.Nullable {
+			return nil, fmt.Errorf("run probe: input %d holds nulls, pipeline expects %s", i, want)
+		}
+	}
+	bk := make([]gpu.Column, len(buildKeys))
+	pk := make([]gpu.Column, len(probeKeys))
+	for i := range buildKeys {
+		bk[i], pk[i] = build[buildKeys[i]], probe[probeKeys[i]]
+	}
+	bkc, pkc, err := d.joinKeys(bk, pk, nullsEqual)
+	if err != nil {
+		return nil, fmt.Errorf("run probe %s: %w", p, err)
+	}
+	np, nb := pc[0].n, bc[0].n
+	if nb > math.MaxInt32 || np > math.MaxInt32 {
+		return nil, fmt.Errorf("run probe of %d build and %d probe rows: row indexes are int32: %w", nb, np, gpu.ErrUnsupported)
+	}
+	j := &probeJoin{cols: cols, nprobe: len(pc), np: np, nb: nb, bkc: bkc, pkc: pkc, nullsEqual: nullsEqual}
+	var out []*column
+	switch p.Sink {
+	case gpu.SinkMaterialize:
+		out, err = d.probeMaterialize(ctx, p, j)
+	case gpu.SinkAggregate:
+		out, err = d.probeAggregate(ctx, p, j)
+	default:
+		err = fmt.Errorf("sink %d: %w", p.Sink, gpu.ErrUnsupported)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run probe %s: %w", p, err)
+	}
+	res := make([]gpu.Column, len(out))
+	for i, c := range out {
+		res[i] = c
+	}
+	return res, nil
+}
+
+// probeJoin is a checked RunProbe call: the input columns (probe's then
+// build's), the probe side's column count and both sides' rows, the key
+// columns.
+type probeJoin struct {
+	cols       []*column
+	nprobe     int
+	np, nb     int
+	bkc, pkc   []*column
+	nullsEqual []bool
+}
+
+// joinArgs is the Args block of join.cu's kernels for the keys (as
+// HashJoin fills it).
+func (d *Device) joinArgs(bc, pc []*column, nullsEqual []bool) []uint64 {
+	args := make([]uint64, jaKeys+jkWords*len(bc))
+	args[jaStatus], args[jaNKeys] = d.status, uint64(len(bc))
+	for i := range bc {
+		code := uint64(bc[i].t.Kind.Width())
+		if bc[i].t.Kind.IsFloat() {
+			code |= jkFloat
+		}
+		if nullsEqual != nil && nullsEqual[i] {
+			code |= jkNullEq
+		}
+		w := args[jaKeys+jkWords*i:]
+		w[0], w[1], w[2], w[3], w[4] = bc[i].data, bc[i].valid, pc[i].data, pc[i].valid, code
+	}
+	return args
+}
+
+// probeMaterialize runs a SinkMaterialize pipeline over the join's pairs.
+func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probeJoin) (out []*column, err error) {
+	src, err := probeSource(p, j.nprobe)
+	if err != nil {
+		return nil, err
+	}
+	S := sinkWord(p)
+	if words := S + pbOut + 2*len(p.Project); words > maxArgWords {
+		return nil, fmt.Errorf("%d kernel argument words (at most %d): %w", words, maxArgWords, gpu.ErrUnsupported)
+	}
+	st, err := buildStrTables(p, j.cols)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkDictMixing(p, j.cols); err != nil {
+		return nil, err
+	}
+	for _, e := range p.Project {
+		if e.Type.Kind == gpu.Dict && st.dictOf(e, j.cols) == nil {
+			return nil, fmt.Errorf("dict projection %s reads no dict column: %w", e, gpu.ErrUnsupported)
+		}
+	}
+	mod, err := d.moduleFor(src, "rigel_probe.cu")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			for _, c := range out {
+				d.freeColumn(c)
+			}
+			out = nil
+		}
+	}()
+	newOut := func(total int) error {
+		for k, e := range p.Project {
+			c, err := d.newOutput(e.Type, total, st.dictOf(e, j.cols), fmt.Sprintf("probe pipeline output #%d (%d rows)", k, total))
+			if err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return nil
+	}
+	if j.np == 0 || j.nb == 0 {
+		return out, newOut(0)
+	}
+
+	args := make([]uint64, S, S+pbOut+2*len(p.Project))
+	args[0], args[1] = uint64(j.np), d.status
+	for i, c := range j.cols {
+		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
+	}
+	block, err := d.uploadStrTables(p, st, args)
+	if err != nil {
+		return nil, err
+	}
+	if block != 0 {
+		defer d.pool.put(block) // stream order: later users wait for the kernels
+	}
+	jmod, err := d.joinModule()
+	if err != nil {
+		return nil, err
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	if err := d.resetStatus(); err != nil {
+		return nil, err
+	}
+	jargs := d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
+	ntiles, err := d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp)
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, jargs[jaRep], jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), 0)
+	grid := d.gridFor(ntiles, 1)
+	if p.Filter != nil {
+		// rg_probe_count replaces rg_join_count's tile counts (every
+		// pair) with those of the passing pairs.
+		pcnt, err := tmp.get(int64(j.np)*4, "probe row pair counts")
+		if err != nil {
+			return nil, err
+		}
+		args[S+pbPcnt] = pcnt
+		if err := d.timedLaunch(mod, "rg_probe_count", grid, joinThreads, 0, args); err != nil {
+			return nil, err
+		}
+	}
+	total, err := d.scanTiles(jmod, jargs[jaCounts], jargs[jaOffsets], ntiles)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := newOut(total); err != nil {
+		return out, err
+	}
+	if total > 0 {
+		args[S+pbCounts] = jargs[jaOffsets]
+		for _, c := range out {
+			args = append(args, c.data, c.valid)
+		}
+		if err := d.timedLaunch(mod, "rg_probe_write", grid, joinThreads, 0, args); err != nil {
+			return out, err
+		}
+	}
+	if _, err := d.checkStatus(); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// probeAggregate runs a SinkAggregate pipeline over the join's pairs: the
+// aggregate kernels of Run with their row loop turned into a loop over each
+// probe row's chain of build rows (codegen_probe_agg.go). The pair count
+// (the scan of rg_join_count's tile counts) bounds the groups, as the row
+// count does for Run: it sizes the hash strategy's table.
+func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJoin) ([]*column, error) {
+	dictLen := make([]int, len(j.cols))
+	for i, c := range j.cols {
+		if c.dict != nil {
+			dictLen[i] = c.dict.Len()
+		}
+	}
+	ap, err := planAggregate(p, dictLen)
+	if err != nil {
+		return nil, err
+	}
+	ap.probe = j.nprobe
+	S := sinkWord(p)
+	if words := S + probeNextWord + 1; words > maxArgWords {
+		return nil, fmt.Errorf("%d kernel argument words (at most %d): %w", words, maxArgWords, gpu.ErrUnsupported)
+	}
+	st, err := buildStrTables(p, j.cols)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkDictMixing(p, j.cols); err != nil {
+		return nil, err
+	}
+	ap.strs = st
+	for _, k := range p.Keys {
+		if e := p.Project[k]; e.Type.Kind == gpu.Dict && st.dictOf(e, j.cols) == nil {
+			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
+		}
+	}
+	src, err := aggregateSource(ap)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := d.moduleFor(src, "rigel_probe_aggregate.cu")
+	if err != nil {
+		return nil, err
+	}
+	args := make([]uint64, S)
+	args[1] = d.status
+	for i, c := range j.cols {
+		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
+	}
+	block, err := d.uploadStrTables(p, st, args)
+	if err != nil {
+		return nil, err
+	}
+	if block != 0 {
+		defer d.pool.put(block) // stream order: later users wait for the kernels
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	// With no pair the kernels aggregate no rows (an aggregate without
+	// keys still gives its one row).
+	n, pairs := 0, 0
+	ap.probeArgs = []uint64{0, 0}
+	if j.np > 0 && j.nb > 0 {
+		jmod, err := d.joinModule()
+		if err != nil {
+			return nil, err
+		}
+		jargs := d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
+		ntiles, err := d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp)
+		if err != nil {
+			return nil, err
+		}
+		if pairs, err = d.scanTiles(jmod, jargs[jaCounts], jargs[jaOffsets], ntiles); err != nil {
+			return nil, err
+		}
+		if pairs > 0 {
+			n = j.np
+			ap.probeArgs = []uint64{jargs[jaRep], jargs[jaNext]}
+		}
+	}
+	args[0] = uint64(n)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// As runAggregate, with the pairs in place of the rows.
+	capacity := 0
+	if ap.strat == stratHash {
+		want := 2 * p.GroupHint
+		if p.GroupHint <= 0 {
+			want = 1 << 16
+		}
+		capacity = nextPow2(min(max(want, 64), 2*pairs+64))
+	}
+	for {
+		t := &temps{d: d}
+		out, fill, err := d.aggregateOnce(ap, mod, j.cols, args, n, capacity, t)
+		t.release()
+		if err != nil || fill == nil {
+			return out, err
+		}
+		next := grownCapacity(capacity, pairs, fill)
+		if next <= capacity {
+			return nil, fmt.Errorf("aggregate table of %d slots reported full for %d pairs", capacity, pairs)
+		}
+		capacity = next
+	}
+}

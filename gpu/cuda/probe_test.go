@@ -1,0 +1,134 @@
+package cuda
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/gpu/devicetest"
+	"github.com/rigel-db/rigel/gpu/host"
+)
+
+// probeSamples are pipelines with the number of probe-side inputs: the
+// battery's probe pipelines (4 of 8 inputs on each side) and every
+// sample pipeline of two inputs or more, split after its first input.
+func probeSamples() []struct {
+	name string
+	p    *gpu.Pipeline
+	np   int
+} {
+	var out []struct {
+		name string
+		p    *gpu.Pipeline
+		np   int
+	}
+	for i, p := range devicetest.ProbePipelines() {
+		out = append(out, struct {
+			name string
+			p    *gpu.Pipeline
+			np   int
+		}{fmt.Sprint("battery", i), p, 4})
+	}
+	for _, s := range samplePipelines() {
+		if len(s.p.Inputs) < 2 {
+			continue
+		}
+		out = append(out, struct {
+			name string
+			p    *gpu.Pipeline
+			np   int
+		}{s.name, s.p, 1})
+	}
+	return out
+}
+
+// TestNVRTCCompilesProbeKernels compiles the generated probe kernels
+// (materializing, and aggregating with the pair loop inside the aggregate
+// kernel) for sm_90 without a GPU, warnings included.
+func TestNVRTCCompilesProbeKernels(t *testing.T) {
+	skipNoNVRTC(t)
+	n := 0
+	for _, s := range probeSamples() {
+		p := s.p
+		if p.Sink == gpu.SinkAggregate {
+			dictLen := make([]int, len(p.Inputs))
+			for i, in := range p.Inputs {
+				if in.Kind == gpu.Dict {
+					dictLen[i] = 5
+				}
+			}
+			ap, err := planAggregate(p, dictLen)
+			if err != nil {
+				t.Fatalf("%s: plan: %v", s.name, err)
+			}
+			ap.probe = s.np
+			src, err := aggregateSource(ap)
+			if err != nil {
+				t.Fatalf("%s: aggregate: %v", s.name, err)
+			}
+			compileClean(t, s.name+"_probe_agg.cu", src)
+			n++
+			continue
+		}
+		src, err := probeSource(p, s.np)
+		if err != nil {
+			t.Fatalf("%s: generate: %v", s.name, err)
+		}
+		compileClean(t, s.name+"_probe.cu", src)
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("only %d probe pipelines compiled", n)
+	}
+}
+
+// The generated kernels read probe columns at the probe row and build
+// columns at the build row of the chain walk, never the other way round.
+func TestProbeSourceRowIndexes(t *testing.T) {
+	p := devicetest.ProbePipelines()[1] // a filter and projections over both sides
+	src, err := probeSource(p, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[int]bool{}
+	columnsOf(p.Filter, used)
+	for _, e := range p.Project {
+		columnsOf(e, used)
+	}
+	if len(used) < 6 {
+		t.Fatalf("the pipeline reads %d columns: too few to tell the sides apart", len(used))
+	}
+	for c := range used {
+		load := fmt.Sprintf("const %s c%d = ", ctype(p.Inputs[c].Kind), c)
+		row := "[i];"
+		if c >= 4 {
+			row = "[bj];"
+		}
+		found := false
+		for _, l := range strings.Split(src, "\n") {
+			if strings.Contains(l, load) {
+				found = true
+				if !strings.HasSuffix(strings.TrimSpace(l), row) {
+					t.Errorf("column %d loaded as %q, want a load at %s", c, strings.TrimSpace(l), row)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("column %d is never loaded", c)
+		}
+	}
+	if !strings.Contains(src, "rg_probe_count") || !strings.Contains(src, "rg_probe_write") {
+		t.Fatal("a filtered probe needs its count and write kernels")
+	}
+	// Without a filter every pair passes: no count kernel.
+	noFilter := *p
+	noFilter.Filter = nil
+	if src, err = probeSource(&noFilter, 4); err != nil || strings.Contains(src, "rg_probe_count") {
+		t.Fatalf("unfiltered probe: err %v, count kernel generated: %v", err, strings.Contains(src, "rg_probe_count"))
+	}
+}
+
+// TestProbeGPU compares the CUDA RunProbe with the host reference (run
+// over a nested-loop join) on the battery's random sides and pipelines.
+func TestProbeGPU(t *testing.T) { devicetest.Probe(t, host.New(), openOrSkip(t)) }

@@ -1,0 +1,194 @@
+package physical
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// ProbePipeline is an inner equi-join whose matching pairs feed a pipeline
+// directly: on a device that implements gpu.ProbeRunner the probe, the
+// filter, the projections and the sink run as one generated pass, with no
+// pair index columns and no gathered copies of the joined columns in
+// between. Elsewhere (or where the device refuses the pipeline) it runs as
+// the Join followed by the Pipeline, which is also its definition.
+type ProbePipeline struct {
+	// Join is inner, with keys and no residual (FuseProbes folds the
+	// residual into Pipe's filter).
+	Join *Join
+	// Pipe runs over the join's output: Left's columns then Right's.
+	Pipe *gpu.Pipeline
+}
+
+func (p *ProbePipeline) OutputTypes() []gpu.Type { return p.Pipe.OutputTypes() }
+func (p *ProbePipeline) Children() []Node        { return []Node{p.Join.Left, p.Join.Right} }
+func (p *ProbePipeline) Describe() string {
+	kind := "ProbePipeline"
+	if p.Pipe.Sink == gpu.SinkAggregate {
+		kind = "ProbePipeline+HashAggregate"
+	}
+	keys := make([]string, len(p.Join.LeftKeys))
+	for i := range p.Join.LeftKeys {
+		op := "="
+		if p.Join.NullsEqual != nil && p.Join.NullsEqual[i] {
+			op = "<=>"
+		}
+		keys[i] = fmt.Sprintf("L#%d %s R#%d", p.Join.LeftKeys[i], op, p.Join.RightKeys[i])
+	}
+	return fmt.Sprintf("%s %s [%s] %s", kind, p.Join.Type, strings.Join(keys, ", "), p.Pipe)
+}
+
+// FuseProbes rewrites root's inner equi-joins into ProbePipelines: a Join
+// under a Pipeline becomes one ProbePipeline running that pipeline, and a
+// Join under anything else one with an identity projection (its pairs are
+// then written straight into the output columns). Outer, semi, anti and
+// single joins and joins without keys keep the Join node. The rewrite is
+// made in place on the tree translate built, and returns the new root.
+//
+// RIGEL_FUSE_PROBES=0 turns the rewrite off (plans keep their Join nodes):
+// a way to compare the two paths, or to step around a fused kernel's bug.
+func FuseProbes(root Node) Node {
+	if os.Getenv("RIGEL_FUSE_PROBES") == "0" {
+		return root
+	}
+	return fuse(root)
+}
+
+func fuse(n Node) Node {
+	switch x := n.(type) {
+	case *Pipeline:
+		if j, ok := x.Input.(*Join); ok && fusable(j) && inputsMatch(x.Pipe.Inputs, j.OutputTypes()) {
+			j.Left, j.Right = fuse(j.Left), fuse(j.Right)
+			return fuseJoin(j, x.Pipe)
+		}
+		x.Input = fuse(x.Input)
+	case *Join:
+		x.Left, x.Right = fuse(x.Left), fuse(x.Right)
+		if fusable(x) {
+			types := x.OutputTypes()
+			proj := make([]*gpu.Expr, len(types))
+			for i, t := range types {
+				proj[i] = gpu.Col(i, t)
+			}
+			return fuseJoin(x, &gpu.Pipeline{Inputs: types, Project: proj, Sink: gpu.SinkMaterialize})
+		}
+	case *Sort:
+		x.Input = fuse(x.Input)
+	case *Slice:
+		x.Input = fuse(x.Input)
+	case *Retype:
+		x.Input = fuse(x.Input)
+	case *Union:
+		for i := range x.Inputs {
+			x.Inputs[i] = fuse(x.Inputs[i])
+		}
+	case *Fallback:
+		for i := range x.Inputs {
+			x.Inputs[i] = fuse(x.Inputs[i])
+		}
+	}
+	return n
+}
+
+func fusable(j *Join) bool { return j.Type == JoinInner && len(j.LeftKeys) > 0 }
+
+// inputsMatch: the pipeline reads the join's columns as they are (a
+// non-nullable column may feed an input declared nullable).
+func inputsMatch(in, out []gpu.Type) bool {
+	if len(in) != len(out) {
+		return false
+	}
+	for i := range in {
+		a, b := in[i], out[i]
+		if a.Kind != b.Kind || a.Precision != b.Precision || a.Scale != b.Scale || (b.Nullable && !a.Nullable) {
+			return false
+		}
+	}
+	return true
+}
+
+// fuseJoin builds the node. A residual condition is a filter over the
+// same columns, evaluated before the pipeline's own: it becomes
+// CASE WHEN residual THEN filter ELSE false, so that the pipeline's filter
+// is evaluated only on the pairs the residual keeps, as before (a CASE
+// branch not taken never raises an error; an AND might).
+func fuseJoin(j *Join, p *gpu.Pipeline) *ProbePipeline {
+	if j.Residual != nil {
+		cp := *p
+		if p.Filter == nil {
+			cp.Filter = j.Residual
+		} else {
+			b := gpu.Type{Kind: gpu.Bool, Nullable: true}
+			cp.Filter = gpu.Call(gpu.OpCase, b, j.Residual, p.Filter, gpu.Const(gpu.Type{Kind: gpu.Bool}, gpu.Value{I64: 0}))
+		}
+		p = &cp
+		jj := *j
+		jj.Residual = nil
+		j = &jj
+	}
+	return &ProbePipeline{Join: j, Pipe: p}
+}
+
+// probePipeline runs x over its sides' columns: one RunProbe where the
+// device offers it and takes the pipeline, else the join then the pipeline.
+func (r *run) probePipeline(ctx context.Context, x *ProbePipeline, left, right []gpu.Column) ([]gpu.Column, error) {
+	if pr, ok := r.x.Dev.(gpu.ProbeRunner); ok {
+		out, err := r.runProbe(ctx, pr, x, left, right)
+		if err == nil {
+			return r.keep(out), nil
+		}
+		if !errors.Is(err, gpu.ErrUnsupported) {
+			return nil, err
+		}
+		// The device cannot fuse this pipeline (a function it runs only
+		// over materialized columns): the composed path below may still run.
+	}
+	cols, err := r.join(ctx, x.Join, left, right)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.x.Dev.Run(ctx, x.Pipe, cols)
+	if err != nil {
+		return nil, err
+	}
+	return r.keep(out), nil
+}
+
+// runProbe calls RunProbe with the hash table on the side that Join would
+// build it on (see candidates): the plan's build side (Right) unless it is
+// far larger than Left. The pipeline then reads the probe side's columns
+// first, so with the sides swapped its column references are renumbered.
+func (r *run) runProbe(ctx context.Context, pr gpu.ProbeRunner, x *ProbePipeline, left, right []gpu.Column) ([]gpu.Column, error) {
+	j := x.Join
+	nl, nr := rowCount(left), rowCount(right)
+	if nr <= swapBuildRatio*nl {
+		return pr.RunProbe(ctx, x.Pipe, left, right, j.LeftKeys, j.RightKeys, j.NullsEqual)
+	}
+	return pr.RunProbe(ctx, swapSides(x.Pipe, len(left), len(right)), right, left, j.RightKeys, j.LeftKeys, j.NullsEqual)
+}
+
+// swapSides returns p reading Right's nr columns then Left's nl columns
+// where it read Left's then Right's.
+func swapSides(p *gpu.Pipeline, nl, nr int) *gpu.Pipeline {
+	remap := make(map[int]int, nl+nr)
+	for i := 0; i < nl; i++ {
+		remap[i] = nr + i
+	}
+	for i := 0; i < nr; i++ {
+		remap[nl+i] = i
+	}
+	cp := *p
+	cp.Inputs = append(append([]gpu.Type(nil), p.Inputs[nl:]...), p.Inputs[:nl]...)
+	if p.Filter != nil {
+		cp.Filter = gpu.Renumbered(p.Filter, remap)
+	}
+	cp.Project = make([]*gpu.Expr, len(p.Project))
+	for i, e := range p.Project {
+		cp.Project[i] = gpu.Renumbered(e, remap)
+	}
+	return &cp
+}
