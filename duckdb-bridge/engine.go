@@ -180,6 +180,11 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	}
 	p.Names, p.Root = loaded.Names, root
 	p.resultTypes = resultTypes(outTypes)
+	// Strings in Arrow layout where the plan allows it (decided before
+	// EXPLAIN, which shows the decision on the Scan lines).
+	if err := e.exec.ChooseStringLayouts(ctx, root); err != nil {
+		return nil, err
+	}
 	p.Plan = physical.Explain(root, string(e.where()))
 	return p, nil
 }
@@ -417,6 +422,9 @@ func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 	// stored types and casts where that is safe.
 	root, err := translate.TranslateWith(loaded, translate.Options{Split: true, Tables: e.tables})
 	if err != nil {
+		return nil, err
+	}
+	if err := e.exec.ChooseStringLayouts(context.Background(), root); err != nil {
 		return nil, err
 	}
 	names := loaded.Names
