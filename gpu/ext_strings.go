@@ -123,9 +123,59 @@ func StrPredOnStr(f *StrFunc) bool {
 	if f == nil || f.IsRowFunc() || f.Check() != nil {
 		return false
 	}
+	size := len(f.Pattern)
+	for _, s := range f.List {
+		size += len(s)
+	}
+	if size > MaxStrPredBytes {
+		return false
+	}
 	switch f.Kind {
 	case StrLike, StrContains, StrStartsWith, StrEndsWith, StrCompare, StrIn:
 		return true
 	}
 	return false
+}
+
+// MaxStrPredBytes bounds the constant bytes of a per-row predicate (the
+// pattern, or an IN list's strings together): devices compile the
+// constants into the kernel's code, which must stay small. A longer one
+// keeps its column dictionary-encoded.
+const MaxStrPredBytes = 1024
+
+// CheckStrUses refuses a pipeline that uses a Str value other than as the
+// argument of a string predicate StrPredOnStr accepts (ErrUnsupported):
+// such a column has no codes or numbers to compare, group, copy or output.
+func CheckStrUses(p *Pipeline) error {
+	var bad error
+	var walk func(e *Expr)
+	walk = func(e *Expr) {
+		if e == nil || bad != nil {
+			return
+		}
+		if e.Type.Kind == Str && e.Op != OpCol {
+			bad = fmt.Errorf("%s gives str: only table columns are str: %w", e, ErrUnsupported)
+			return
+		}
+		for _, a := range e.Args {
+			if a == nil || a.Type.Kind != Str {
+				continue
+			}
+			if e.Op != OpStrPred || a.Op != OpCol || len(e.Args) != 1 || !StrPredOnStr(e.Str) {
+				bad = fmt.Errorf("%s reads the str value %s: only string predicates read str columns: %w", e, a, ErrUnsupported)
+				return
+			}
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	walk(p.Filter)
+	for i, e := range p.Project {
+		if e != nil && e.Type.Kind == Str {
+			return fmt.Errorf("project %d (%s): a str column is no pipeline output: %w", i, e, ErrUnsupported)
+		}
+		walk(e)
+	}
+	return bad
 }

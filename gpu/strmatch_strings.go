@@ -70,6 +70,34 @@ func CompileLike(p string) *LikePlan {
 	return lp
 }
 
+// LikePlanOf is the plan of a LIKE, contains, starts_with or ends_with
+// predicate (the last three as literal segments: their '%' and '_' are
+// ordinary bytes); ok is false for other kinds.
+func LikePlanOf(f *StrFunc) (lp *LikePlan, ok bool) {
+	lit := func(s string) LikeSeg {
+		out := make(LikeSeg, len(s))
+		for i := 0; i < len(s); i++ {
+			out[i] = int16(s[i])
+		}
+		return out
+	}
+	switch f.Kind {
+	case StrLike:
+		return CompileLike(f.Pattern), true
+	case StrContains:
+		lp = &LikePlan{}
+		if f.Pattern != "" {
+			lp.Middle = []LikeSeg{lit(f.Pattern)}
+		}
+		return lp, true
+	case StrStartsWith:
+		return &LikePlan{Prefix: lit(f.Pattern)}, true
+	case StrEndsWith:
+		return &LikePlan{Suffix: lit(f.Pattern)}, true
+	}
+	return nil, false
+}
+
 // isCont reports a UTF-8 continuation byte.
 func isCont(b byte) bool { return b&0xC0 == 0x80 }
 

@@ -94,8 +94,8 @@ func TestStrMatcherLikeAdversarial(t *testing.T) {
 
 // The other supported kinds against StrFunc.Match.
 func TestStrMatcherOtherKinds(t *testing.T) {
-	strs := []string{"", "a", "ab", "abc", "b", "é", "éa", "ab\x00", "Brand#45", "Brand#4", "MEDIUM POLISHED TIN"}
-	pats := []string{"", "a", "ab", "b", "é", "Brand#45", "MEDIUM POLISHED"}
+	strs := []string{"", "a", "ab", "abc", "b", "é", "éa", "ab\x00", "Brand#45", "Brand#4", "MEDIUM POLISHED TIN", "a_b", "a%b", "axb"}
+	pats := []string{"", "a", "ab", "b", "é", "Brand#45", "MEDIUM POLISHED", "a_b", "%", "a%b"}
 	var funcs []*StrFunc
 	for _, p := range pats {
 		funcs = append(funcs, &StrFunc{Kind: StrContains, Pattern: p}, &StrFunc{Kind: StrStartsWith, Pattern: p},
@@ -110,9 +110,13 @@ func TestStrMatcherOtherKinds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		lp, isPlan := LikePlanOf(f) // what the CUDA code generator emits
 		for _, s := range strs {
 			if got, want := m.Match([]byte(s)), f.Match(s); got != want {
 				t.Errorf("%q %s: matcher %v, StrFunc %v", s, f, got, want)
+			}
+			if isPlan && lp.Match([]byte(s)) != f.Match(s) {
+				t.Errorf("%q %s: LikePlanOf's plan %v, StrFunc %v", s, f, lp.Match([]byte(s)), f.Match(s))
 			}
 		}
 	}
@@ -124,5 +128,9 @@ func TestStrMatcherRefusesOtherFunctions(t *testing.T) {
 	}
 	if StrPredOnStr(&StrFunc{Kind: StrCompare, Op: OpAdd}) {
 		t.Fatal("a comparison with operator + accepted")
+	}
+	long := make([]byte, MaxStrPredBytes+1)
+	if StrPredOnStr(&StrFunc{Kind: StrLike, Pattern: string(long)}) {
+		t.Fatal("a pattern longer than MaxStrPredBytes accepted")
 	}
 }
