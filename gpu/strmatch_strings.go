@@ -41,6 +41,29 @@ type LikePlan struct {
 	Prefix   LikeSeg
 	Middle   []LikeSeg // non-empty segments between '%'s, in order
 	Suffix   LikeSeg
+	// midLit[k] is Middle[k]'s bytes when it has no '_' and does not start
+	// with a continuation byte: then bytes.Index finds its leftmost match,
+	// which in valid UTF-8 starts at a code point boundary (nil otherwise).
+	midLit [][]byte
+}
+
+// withLiterals fills midLit.
+func (lp *LikePlan) withLiterals() *LikePlan {
+	lp.midLit = make([][]byte, len(lp.Middle))
+	for k, m := range lp.Middle {
+		b := make([]byte, 0, len(m))
+		for _, t := range m {
+			if t == LikeAny {
+				b = nil
+				break
+			}
+			b = append(b, byte(t))
+		}
+		if len(b) > 0 && !isCont(b[0]) {
+			lp.midLit[k] = b
+		}
+	}
+	return lp
 }
 
 // CompileLike splits a LIKE pattern at its '%'s. There is no escape
@@ -67,7 +90,7 @@ func CompileLike(p string) *LikePlan {
 			lp.Middle = append(lp.Middle, seg(m))
 		}
 	}
-	return lp
+	return lp.withLiterals()
 }
 
 // LikePlanOf is the plan of a LIKE, contains, starts_with or ends_with
@@ -89,7 +112,7 @@ func LikePlanOf(f *StrFunc) (lp *LikePlan, ok bool) {
 		if f.Pattern != "" {
 			lp.Middle = []LikeSeg{lit(f.Pattern)}
 		}
-		return lp, true
+		return lp.withLiterals(), true
 	case StrStartsWith:
 		return &LikePlan{Prefix: lit(f.Pattern)}, true
 	case StrEndsWith:
@@ -180,7 +203,15 @@ func (lp *LikePlan) Match(s []byte) bool {
 	if lp.Anchored {
 		return pos == len(s)
 	}
-	for _, m := range lp.Middle {
+	for k, m := range lp.Middle {
+		if k < len(lp.midLit) && lp.midLit[k] != nil {
+			i := bytes.Index(s[pos:], lp.midLit[k])
+			if i < 0 {
+				return false
+			}
+			pos += i + len(lp.midLit[k])
+			continue
+		}
 		if pos = segFind(s, pos, m); pos < 0 {
 			return false
 		}
