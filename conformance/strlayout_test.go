@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/rigel-db/rigel/conformance/tpch"
+	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/gpu/cuda"
 	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
@@ -14,8 +17,19 @@ import (
 // go to the device in Arrow layout (physical/strlayout.go): EXPLAIN says so
 // on their Scan lines, and the answers stay DuckDB's. Low-cardinality
 // columns under predicates stay dictionary-encoded.
-func TestTPCHArrowStrings(t *testing.T) {
-	eng := openEngine(t, host.New())
+func TestTPCHArrowStrings(t *testing.T) { checkArrowStrings(t, host.New(), duckdbbridge.OnHost) }
+
+func TestTPCHArrowStringsCuda(t *testing.T) {
+	dev, err := cuda.Open()
+	if err != nil {
+		t.Skipf("SKIP: no GPU: %v", err)
+	}
+	defer dev.Close()
+	checkArrowStrings(t, dev, duckdbbridge.OnGPU)
+}
+
+func checkArrowStrings(t *testing.T, dev gpu.Device, where duckdbbridge.Where) {
+	eng := openEngine(t, dev)
 	ctx := context.Background()
 	cases := []struct {
 		q    int
@@ -58,8 +72,8 @@ func TestTPCHArrowStrings(t *testing.T) {
 			oracle.Release()
 			t.Fatalf("Q%d: rigel: %v", c.q, err)
 		}
-		if got.Reason != "" {
-			t.Errorf("Q%d: ran on %s with a fallback: %s", c.q, got.Where, got.Reason)
+		if got.Where != where || got.Reason != "" {
+			t.Errorf("Q%d: ran on %s (want %s): %s", c.q, got.Where, where, got.Reason)
 		}
 		if err := arrowfmt.Compare(got.Record, oracle.Record, true); err != nil {
 			t.Errorf("Q%d: result differs from DuckDB: %v", c.q, err)
