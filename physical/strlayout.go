@@ -260,10 +260,23 @@ func retypeCols(e *gpu.Expr, isStr map[int]bool, memo map[*gpu.Expr]*gpu.Expr) *
 	return r
 }
 
+// ColumnSampler is implemented by table sources that read the first rows of
+// a column more cheaply than a whole scan (a LIMIT query); the layout
+// decision then uses it.
+type ColumnSampler interface {
+	SampleColumn(ctx context.Context, table, column string, rows int) (array.RecordReader, error)
+}
+
 // sampleLayout reads up to strSampleRows leading values of a column and
 // decides its layout. Arrays other than utf8 and large_utf8 stay Dict.
 func sampleLayout(ctx context.Context, src TableSource, table, col string) (layoutChoice, error) {
-	rr, err := src.ScanColumns(ctx, table, []string{col})
+	var rr array.RecordReader
+	var err error
+	if s, ok := src.(ColumnSampler); ok {
+		rr, err = s.SampleColumn(ctx, table, col, strSampleRows)
+	} else {
+		rr, err = src.ScanColumns(ctx, table, []string{col})
+	}
 	if err != nil {
 		return layoutChoice{}, fmt.Errorf("string layout of %s.%s: %w", table, col, err)
 	}
