@@ -54,12 +54,12 @@ func TestStrMatcherLikeAdversarial(t *testing.T) {
 		{"", "%%", true},
 		{"", "_", false},
 		{"a", "", false},
-		{"é", "_", true},     // one code point of two bytes
-		{"é", "__", false},   // not two
-		{"日x", "_x", true},   // '_' before ASCII after a 3-byte code point
-		{"x日", "x_", true},   // '_' at the end
-		{"x日", "%_", true},   // suffix '_' walks back over the whole code point
-		{"日日", "%_日", true},  // suffix with '_' before a multi-byte literal
+		{"é", "_", true},    // one code point of two bytes
+		{"é", "__", false},  // not two
+		{"日x", "_x", true},  // '_' before ASCII after a 3-byte code point
+		{"x日", "x_", true},  // '_' at the end
+		{"x日", "%_", true},  // suffix '_' walks back over the whole code point
+		{"日日", "%_日", true}, // suffix with '_' before a multi-byte literal
 		{"aab", "%aa%aab%", false},
 		{"aaab", "%aa%aab%", false},
 		{"aaaab", "%aa%aab%", true},
