@@ -178,6 +178,11 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 		}
 		return nil, err
 	}
+	// Strings in Arrow layout where the plan allows it, then fused probes
+	// (both decided before EXPLAIN, which shows them).
+	if err := e.exec.ChooseStringLayouts(ctx, root); err != nil {
+		return nil, err
+	}
 	root = physical.FuseProbes(root)
 	p.Names, p.Root = loaded.Names, root
 	p.resultTypes = resultTypes(outTypes)
@@ -418,6 +423,9 @@ func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 	// stored types and casts where that is safe.
 	root, err := translate.TranslateWith(loaded, translate.Options{Split: true, Tables: e.tables})
 	if err != nil {
+		return nil, err
+	}
+	if err := e.exec.ChooseStringLayouts(context.Background(), root); err != nil {
 		return nil, err
 	}
 	root = physical.FuseProbes(root)

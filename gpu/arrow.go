@@ -66,7 +66,7 @@ func ArrowType(t Type) arrow.DataType {
 		return arrow.FixedWidthTypes.Date32
 	case Decimal64, Decimal128:
 		return &arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}
-	case Dict:
+	case Dict, Str:
 		return arrow.BinaryTypes.String
 	}
 	panic(fmt.Sprintf("gpu.ArrowType: unknown kind %v", t.Kind))

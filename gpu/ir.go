@@ -77,6 +77,9 @@ const (
 	// with a constant, an IN list; see strfunc.go) of its string; null when
 	// Args[0] is null. Devices evaluate Str once per entry of Args[0]'s
 	// dictionary (StrFunc.PredicateTable) and look the code up in that table.
+	// Args[0] may instead be a Str input column (strings in Arrow layout,
+	// ext_strings.go): then Str is evaluated per row (StrMatcher), with the
+	// same result.
 	OpStrPred
 	// OpStrMap: Args[0] is a Dict value; the result (Dict) is the string
 	// function Str (substring) of its string; null when Args[0] is null. The

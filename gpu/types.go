@@ -37,12 +37,20 @@ const (
 	// the dictionary (host side) is sorted ascending by bytes, so code order is
 	// string order and code equality is string equality.
 	Dict
+	// Str: a string column in Arrow layout (ext_strings.go): on the device
+	// an int32 offsets buffer of Len()+1 entries starting at 0, the UTF-8
+	// characters, and the validity. Only a Scan's column whose sole uses
+	// are string predicates (OpStrPred) of the pipeline above it has this
+	// kind (physical decides, gpu.StrUploader uploads); nothing else takes
+	// or produces it. Width is the offset's 4 bytes per value; the
+	// characters come on top.
+	Str
 )
 
 var kindNames = map[Kind]string{
 	Bool: "bool", Int8: "int8", Int16: "int16", Int32: "int32", Int64: "int64",
 	Float32: "float32", Float64: "float64", Date32: "date32",
-	Decimal64: "decimal64", Decimal128: "decimal128", Dict: "dict",
+	Decimal64: "decimal64", Decimal128: "decimal128", Dict: "dict", Str: "str",
 }
 
 func (k Kind) String() string {
@@ -59,7 +67,7 @@ func (k Kind) Width() int {
 		return 1
 	case Int16:
 		return 2
-	case Int32, Float32, Date32, Dict:
+	case Int32, Float32, Date32, Dict, Str:
 		return 4
 	case Int64, Float64, Decimal64:
 		return 8

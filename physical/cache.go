@@ -38,6 +38,8 @@ type ColumnCache struct {
 	// Progress, when set, hears about loads (they take seconds on large
 	// tables): one line when a load starts and one when it ends.
 	Progress func(msg string)
+	// layouts remembers the string layout chosen per column (strlayout.go).
+	layouts layoutMemo
 }
 
 type cacheEntry struct {
@@ -109,7 +111,7 @@ func columnBytes(col gpu.Column) int64 {
 	if d := col.Dictionary(); d != nil {
 		n += arrayBytes(d)
 	}
-	return n
+	return n + charBytes(col)
 }
 
 // get returns the device columns of a scan, loading missing ones. Every
@@ -125,8 +127,8 @@ func (c *ColumnCache) get(ctx context.Context, dev gpu.Device, src TableSource, 
 	defer c.mu.Unlock()
 	out := make([]gpu.Column, len(s.Columns))
 	var missing []int
-	for i, name := range s.Columns {
-		if e, ok := c.entries[cacheKey(src.ID(), s.Table, name)]; ok {
+	for i := range s.Columns {
+		if e, ok := c.entries[scanKey(src.ID(), s, i)]; ok {
 			e.pins++
 			*pins = append(*pins, e)
 			c.lru.MoveToFront(e.elem)
@@ -145,7 +147,7 @@ func (c *ColumnCache) get(ctx context.Context, dev gpu.Device, src TableSource, 
 			return nil, err
 		}
 		for j, i := range missing {
-			key := cacheKey(src.ID(), s.Table, s.Columns[i])
+			key := scanKey(src.ID(), s, i)
 			if old, ok := c.entries[key]; ok {
 				// The same column twice in one scan: keep one copy.
 				c.remove(old)
@@ -160,7 +162,7 @@ func (c *ColumnCache) get(ctx context.Context, dev gpu.Device, src TableSource, 
 		c.evictToFit()
 	}
 	for _, col := range out {
-		st.BytesScanned += int64(col.Len()) * int64(col.Type().Kind.Width())
+		st.BytesScanned += int64(col.Len())*int64(col.Type().Kind.Width()) + charBytes(col)
 	}
 	return out, nil
 }
@@ -242,7 +244,7 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 			}
 			arr := arrays[0]
 			r.bytes = arrayBytes(arr)
-			r.col, r.err = dev.Upload(ctx, arr)
+			r.col, r.err = upload(ctx, dev, arr, s.Types[i])
 			arr.Release()
 			if r.err != nil {
 				r.err = fmt.Errorf("upload %s.%s: %w", s.Table, s.Columns[i], r.err)
@@ -363,6 +365,7 @@ func (c *ColumnCache) Invalidate(src, table string) {
 			c.stats.Invalidations++
 		}
 	}
+	c.layouts.forget(prefix)
 }
 
 // Len is the number of cached columns.

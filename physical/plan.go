@@ -24,12 +24,19 @@ type Scan struct {
 	Table   string
 	Columns []string
 	Types   []gpu.Type
+	// Layouts says how string columns that could be Str were laid out and
+	// why (strlayout.go), for EXPLAIN; empty when none could.
+	Layouts []string
 }
 
 func (s *Scan) OutputTypes() []gpu.Type { return s.Types }
 func (s *Scan) Children() []Node        { return nil }
 func (s *Scan) Describe() string {
-	return fmt.Sprintf("Scan %s [%s]", s.Table, strings.Join(s.Columns, ", "))
+	d := fmt.Sprintf("Scan %s [%s]", s.Table, strings.Join(s.Columns, ", "))
+	if len(s.Layouts) > 0 {
+		d += " (" + strings.Join(s.Layouts, "; ") + ")"
+	}
+	return d
 }
 
 // Pipeline runs one fused kernel over its input's columns.

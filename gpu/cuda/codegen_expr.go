@@ -114,6 +114,10 @@ func (g *exprGen) loadColumn(c int) {
 	g.colVar[c] = true
 	t := g.p.Inputs[c]
 	w := inputWord(c)
+	if t.Kind == gpu.Str {
+		g.loadStrColumn(c, t, w) // codegen_strrow.go
+		return
+	}
 	g.line("const %s c%d = (%s)((const %s *)A.a[%d])[i];", ctype(t.Kind), c, ctype(t.Kind), stype(t.Kind), w)
 	if t.Nullable {
 		g.line("const bool cn%d = A.a[%d] != 0 && ((const uint8_t *)A.a[%d])[i] == 0;", c, w+1, w+1)
@@ -551,7 +555,7 @@ func validType(t gpu.Type) error {
 		if t.Precision < 1 || t.Precision > 38 || t.Scale < 0 || t.Scale > t.Precision {
 			return fmt.Errorf("invalid type %s (decimal128 needs precision 1..38, scale 0..precision)", t)
 		}
-	case gpu.Bool, gpu.Int8, gpu.Int16, gpu.Int32, gpu.Int64, gpu.Float32, gpu.Float64, gpu.Date32, gpu.Dict:
+	case gpu.Bool, gpu.Int8, gpu.Int16, gpu.Int32, gpu.Int64, gpu.Float32, gpu.Float64, gpu.Date32, gpu.Dict, gpu.Str:
 	default:
 		return fmt.Errorf("invalid type kind %d", t.Kind)
 	}

@@ -65,6 +65,9 @@ func strWord(p *gpu.Pipeline, e *gpu.Expr) (int, error) {
 // strExpr emits a table lookup. A null argument never reads the table (its
 // code may be anything, and the dictionary may be empty).
 func (g *exprGen) strExpr(e *gpu.Expr, v, n string, args, nulls []string) error {
+	if len(e.Args) == 1 && e.Args[0].Type.Kind == gpu.Str {
+		return g.strRowExpr(e, v, n) // codegen_strrow.go
+	}
 	if len(e.Args) != 1 || e.Args[0].Type.Kind != gpu.Dict {
 		return fmt.Errorf("%s takes one dict argument", e.Op)
 	}
@@ -124,15 +127,27 @@ type strTables struct {
 	dicts map[*gpu.Expr]*array.String // OpStrMap results
 	// argDict: the dictionary each node's table was built over.
 	argDict map[*gpu.Expr]*array.String
+	// chars: the characters of the Str column a per-row predicate reads
+	// (codegen_strrow.go), in place of a table.
+	chars map[*gpu.Expr]uint64
 }
 
 // buildStrTables evaluates every string node over its argument's
 // dictionary.
 func buildStrTables(p *gpu.Pipeline, cols []*column) (*strTables, error) {
 	st := &strTables{pred: map[*gpu.Expr][]byte{}, codes: map[*gpu.Expr][]int32{}, dicts: map[*gpu.Expr]*array.String{}, argDict: map[*gpu.Expr]*array.String{}}
+	if err := gpu.CheckStrUses(p); err != nil {
+		return nil, err
+	}
 	for _, e := range strNodes(p) {
 		if len(e.Args) != 1 || e.Args[0] == nil {
 			return nil, fmt.Errorf("%s takes one argument", e.Op)
+		}
+		if e.Args[0].Type.Kind == gpu.Str { // per row: its word is the characters
+			if err := st.strChars(e, cols); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if err := e.Str.Check(); err != nil {
 			return nil, fmt.Errorf("%s: %w", e, err)
@@ -250,6 +265,10 @@ func (d *Device) uploadStrTables(p *gpu.Pipeline, st *strTables, args []uint64) 
 	offs := make([]int, len(nodes))
 	size := 0
 	for i, e := range nodes {
+		if ptr, ok := st.chars[e]; ok {
+			args[base+i], offs[i] = ptr, -1
+			continue
+		}
 		if ptr, ok := d.cachedStrTable(e, st.argDict[e], tableBytes(st, e)); ok {
 			args[base+i], offs[i] = ptr, -1
 			continue

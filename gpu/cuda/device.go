@@ -295,6 +295,10 @@ type column struct {
 	dict   *array.String
 	pooled bool // intermediates come from the pool, uploads do not
 	freed  atomic.Bool
+	// chars and nchars: a Str column's characters (strcol_strings.go);
+	// data then holds Len()+1 int32 offsets.
+	chars  uint64
+	nchars int64
 }
 
 func (c *column) Type() gpu.Type            { return c.t }
@@ -327,6 +331,9 @@ func (d *Device) asColumns(cols []gpu.Column) ([]*column, error) {
 		}
 		if cc.freed.Load() {
 			return nil, fmt.Errorf("column %d was released", i)
+		}
+		if cc.t.Kind == gpu.Str { // only Run and Download take one (strcol_strings.go)
+			return nil, fmt.Errorf("column %d is a str column (strings in Arrow layout are read only by string predicates): %w", i, gpu.ErrUnsupported)
 		}
 		out[i] = cc
 	}

@@ -176,7 +176,7 @@ func (d *Device) place(h *hostColumn, pooled bool) (*column, error) {
 // d.mu held. A column holds one dictionary reference from its creation.
 func (d *Device) freeColumn(c *column) {
 	c.freed.Store(true)
-	for _, p := range []uint64{c.data, c.valid} {
+	for _, p := range []uint64{c.data, c.valid, c.chars} {
 		if p == 0 {
 			continue
 		}
@@ -211,6 +211,9 @@ func (d *Device) fetch(c *column) (*hostColumn, error) {
 func (d *Device) Download(ctx context.Context, col gpu.Column) (arrow.Array, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if sc, ok := col.(*column); ok && sc.t.Kind == gpu.Str {
+		return d.downloadStr(sc) // strcol_strings.go
 	}
 	d.mu.Lock()
 	cs, err := d.asColumns([]gpu.Column{col})

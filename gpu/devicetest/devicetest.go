@@ -40,6 +40,7 @@ func cases() []testCase {
 	all = append(all, fnstrCases()...)
 	all = append(all, temporalCases()...)
 	all = append(all, corpusCases()...) // cases_corpus.go
+	all = append(all, strColCases()...) // cases_strcol.go
 	return all
 }
 

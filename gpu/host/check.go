@@ -28,7 +28,7 @@ func scaleOf(t gpu.Type) int32 {
 
 func checkType(t gpu.Type) error {
 	switch t.Kind {
-	case gpu.Bool, gpu.Int8, gpu.Int16, gpu.Int32, gpu.Int64, gpu.Float32, gpu.Float64, gpu.Date32, gpu.Dict:
+	case gpu.Bool, gpu.Int8, gpu.Int16, gpu.Int32, gpu.Int64, gpu.Float32, gpu.Float64, gpu.Date32, gpu.Dict, gpu.Str:
 		return nil
 	case gpu.Decimal64, gpu.Decimal128:
 		maxP := int32(18)
@@ -93,6 +93,9 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 			}
 			argDicts[i] = d
 		}
+	}
+	if err := checkStrUse(e); err != nil { // strcol_strings.go
+		return nil, err
 	}
 	k := e.Type.Kind
 	switch e.Op {

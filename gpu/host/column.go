@@ -22,6 +22,7 @@ type vec struct {
 	f64   []float64
 	i128  []int128
 	valid []bool
+	str   *strVec // Str (strcol_strings.go)
 }
 
 type storage uint8
@@ -75,6 +76,9 @@ func (v *vec) slice(lo, hi int) *vec {
 	if v.valid != nil {
 		s.valid = v.valid[lo:hi]
 	}
+	if v.str != nil {
+		s.str = v.str.slice(lo, hi)
+	}
 	return s
 }
 
@@ -104,6 +108,9 @@ func (v *vec) gather(idx []int32) *vec {
 		for j, i := range idx {
 			g.valid[j] = v.valid[i]
 		}
+	}
+	if v.str != nil {
+		g.str = v.str.gather(idx)
 	}
 	return g
 }

@@ -258,10 +258,12 @@ func (d *Device) Download(ctx context.Context, col gpu.Column) (arrow.Array, err
 			b.Append(c.dict.Value(int(code)))
 		}
 		out = b.NewArray()
+	case gpu.Str:
+		out = downloadStr(v, n) // strcol_strings.go
 	default:
 		return nil, fmt.Errorf("download %s: %w", t, gpu.ErrUnsupported)
 	}
-	if v.valid != nil && t.Kind != gpu.Dict {
+	if v.valid != nil && t.Kind != gpu.Dict && t.Kind != gpu.Str {
 		out = withValidity(out, v.valid[:n])
 	}
 	d.count(func(s *gpu.Stats) { s.BytesDownloaded += deviceBytes(t, n) })

@@ -268,6 +268,9 @@ func (d *Device) ownAll(cols []gpu.Column, what string) ([]*column, error) {
 		if out[i], err = d.own(c, fmt.Sprintf("%s %d", what, i)); err != nil {
 			return nil, err
 		}
+		if err := refuseStr(out[i], fmt.Sprintf("%s %d", what, i)); err != nil {
+			return nil, err
+		}
 		if out[i].n != out[0].n {
 			return nil, fmt.Errorf("%s %d has %d rows, %s 0 has %d", what, i, out[i].n, what, out[0].n)
 		}

@@ -94,6 +94,9 @@ func (d *Device) prepare(p *gpu.Pipeline, inputs []gpu.Column) (*plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("run: project %d: %w", i, err)
 		}
+		if e.Type.Kind == gpu.Str {
+			return nil, fmt.Errorf("run: project %d: a str column is no pipeline output (only string predicates read it): %w", i, gpu.ErrUnsupported)
+		}
 		if e.Type.Kind == gpu.Dict && dict == nil {
 			return nil, fmt.Errorf("run: project %d: dict expression %s has no dictionary (no dict column in it): %w", i, e, gpu.ErrUnsupported)
 		}

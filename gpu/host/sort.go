@@ -27,6 +27,9 @@ func (d *Device) Sort(ctx context.Context, cols []gpu.Column, keys []gpu.SortKey
 		if hc[i], err = d.own(c, fmt.Sprintf("sort: column %d", i)); err != nil {
 			return nil, err
 		}
+		if err := refuseStr(hc[i], fmt.Sprintf("sort: column %d", i)); err != nil {
+			return nil, err
+		}
 		if hc[i].n != hc[0].n {
 			return nil, fmt.Errorf("sort: column %d has %d rows, column 0 has %d", i, hc[i].n, hc[0].n)
 		}

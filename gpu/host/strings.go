@@ -16,6 +16,8 @@ type strTab struct {
 	codes []int32
 	dict  *array.String
 	row   *rowTab // OpStrRow (eval_fnstr.go)
+	// match: OpStrPred over a Str value, per row (strcol_strings.go).
+	match *gpu.StrMatcher
 }
 
 // checkStr type-checks OpStrPred/OpStrMap and builds its table from the
@@ -23,6 +25,9 @@ type strTab struct {
 func (c *checker) checkStr(e *gpu.Expr, argDict *array.String) (*array.String, error) {
 	if len(e.Args) != 1 {
 		return nil, fmt.Errorf("ill-typed expression %s: %s takes 1 argument, got %d", e, e.Op, len(e.Args))
+	}
+	if e.Args[0].Type.Kind == gpu.Str {
+		return nil, c.checkStrRows(e) // strcol_strings.go
 	}
 	if e.Args[0].Type.Kind != gpu.Dict {
 		return nil, fmt.Errorf("ill-typed expression %s: argument is %s, not dict", e, e.Args[0].Type)
@@ -65,6 +70,9 @@ func evalStr(e *gpu.Expr, b *batch, x *vec) (*vec, error) {
 	t := b.tabs[e]
 	if t == nil {
 		return nil, fmt.Errorf("%s: no table (the expression was not checked)", e)
+	}
+	if t.match != nil {
+		return evalStrRows(t.match, b.n, x), nil
 	}
 	size := len(t.pred)
 	if e.Op == gpu.OpStrMap {

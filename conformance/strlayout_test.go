@@ -1,0 +1,121 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/rigel-db/rigel/conformance/tpch"
+	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/gpu/cuda"
+	"github.com/rigel-db/rigel/gpu/host"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
+)
+
+// TPC-H's high-cardinality string columns that only string predicates read
+// go to the device in Arrow layout (physical/strlayout.go): EXPLAIN says so
+// on their Scan lines, and the answers stay DuckDB's. Low-cardinality
+// columns under predicates stay dictionary-encoded.
+func TestTPCHArrowStrings(t *testing.T) { checkArrowStrings(t, host.New(), duckdbbridge.OnHost) }
+
+func TestTPCHArrowStringsCuda(t *testing.T) {
+	dev, err := cuda.Open()
+	if err != nil {
+		t.Skipf("SKIP: no GPU: %v", err)
+	}
+	defer dev.Close()
+	checkArrowStrings(t, dev, duckdbbridge.OnGPU)
+}
+
+func checkArrowStrings(t *testing.T, dev gpu.Device, where duckdbbridge.Where) {
+	eng := openEngine(t, dev)
+	ctx := context.Background()
+	cases := []struct {
+		q    int
+		sql  string   // instead of TPC-H query q
+		want []string // layouts EXPLAIN must show
+	}{
+		{q: 13, want: []string{"o_comment: arrow strings"}},
+		{q: 16, want: []string{"s_comment: arrow strings"}},
+		{q: 9, want: []string{"p_name: arrow strings"}},
+		{q: 20, want: []string{"p_name: arrow strings"}},
+		// Low cardinality: the predicate runs once per dictionary entry.
+		{sql: "SELECT count(*) FROM lineitem WHERE l_shipmode IN ('MAIL', 'SHIP') AND l_comment LIKE '%fur%'",
+			want: []string{"l_shipmode: dictionary", "l_comment: arrow strings"}},
+		{sql: "SELECT count(*) FROM part WHERE p_type LIKE '%BRASS' OR p_name LIKE '%green%'",
+			want: []string{"p_type: dictionary", "p_name: arrow strings"}},
+	}
+	for _, c := range cases {
+		q := c.sql
+		if q == "" {
+			var err error
+			if q, err = tpch.Query(c.q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		plan, err := eng.Explain(ctx, q)
+		if err != nil {
+			t.Fatalf("Q%d: explain: %v", c.q, err)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(plan, want) {
+				t.Errorf("Q%d: EXPLAIN lacks %q:\n%s", c.q, want, plan)
+			}
+		}
+		oracle, err := eng.RunOnDuckDB(ctx, q)
+		if err != nil {
+			t.Fatalf("Q%d: DuckDB: %v", c.q, err)
+		}
+		got, err := eng.Query(ctx, q)
+		if err != nil {
+			oracle.Release()
+			t.Fatalf("Q%d: rigel: %v", c.q, err)
+		}
+		if got.Where != where || got.Reason != "" {
+			t.Errorf("Q%d: ran on %s (want %s): %s", c.q, got.Where, where, got.Reason)
+		}
+		if err := arrowfmt.Compare(got.Record, oracle.Record, true); err != nil {
+			t.Errorf("Q%d: result differs from DuckDB: %v", c.q, err)
+		}
+		got.Release()
+		oracle.Release()
+	}
+}
+
+// A column cached in Arrow layout is not what a later query that needs it
+// dictionary-encoded gets: the cache keys entries by layout.
+func TestArrowStringsThenDictionary(t *testing.T) {
+	eng := openEngine(t, host.New())
+	ctx := context.Background()
+	queries := []string{
+		"SELECT count(*) FROM orders WHERE o_comment LIKE '%special%requests%'",
+		"SELECT o_comment, count(*) AS n FROM orders WHERE o_orderkey < 100 GROUP BY o_comment ORDER BY o_comment",
+		"SELECT count(*) FROM orders WHERE o_comment NOT LIKE '%pending%' AND o_comment >= 'b'",
+	}
+	for i, q := range queries {
+		plan, err := eng.Explain(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if arrow := strings.Contains(plan, "o_comment: arrow strings"); arrow != (i != 1) {
+			t.Errorf("query %d: arrow layout %v in\n%s", i, arrow, plan)
+		}
+		oracle, err := eng.RunOnDuckDB(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := eng.Query(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Where != "host" || got.Reason != "" {
+			t.Errorf("query %d ran on %s: %s", i, got.Where, got.Reason)
+		}
+		if err := arrowfmt.Compare(got.Record, oracle.Record, i != 1); err != nil {
+			t.Errorf("query %d: %v", i, err)
+		}
+		got.Release()
+		oracle.Release()
+	}
+}

@@ -1,0 +1,44 @@
+package duckdbbridge
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rigel-db/rigel/fallback"
+	"github.com/rigel-db/rigel/physical"
+)
+
+// SampleColumn streams the first rows values of a column (physical's
+// ColumnSampler, used to choose a string column's layout). A LIMIT query:
+// DuckDB's Arrow export of a whole-table scan produces far more than its
+// first batch before handing it over (SF1 o_comment: 160 ms for the first
+// 64K values, against 16-40 ms with LIMIT).
+func (t *Tables) SampleColumn(ctx context.Context, table, column string, rows int) (array.RecordReader, error) {
+	if rows < 0 {
+		return nil, fmt.Errorf("duckdb tables: sample of %d rows", rows)
+	}
+	r, err := t.resolve(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	all, err := t.columns(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	c, err := findColumn(all, column)
+	if err != nil {
+		return nil, fmt.Errorf("duckdb tables: table %s: %w", r.name, err)
+	}
+	schema, query, err := t.arrowSchema(ctx, r, []string{c.name}, []catalogColumn{c})
+	if err != nil {
+		return nil, err
+	}
+	rr, err := fallback.RunSQL(ctx, t.db, fmt.Sprintf("%s LIMIT %d", query, rows))
+	if err != nil {
+		return nil, fmt.Errorf("duckdb tables: sample of %s.%s: %w", r.name, c.name, err)
+	}
+	return &schemaReader{RecordReader: rr, schema: schema, refs: 1}, nil
+}
+
+var _ physical.ColumnSampler = (*Tables)(nil)
