@@ -22,6 +22,11 @@ type ProbePipeline struct {
 	Join *Join
 	// Pipe runs over the join's output: Left's columns then Right's.
 	Pipe *gpu.Pipeline
+	// swapped is Pipe reading Right's columns then Left's, for runs that
+	// build on Left (runProbe). Made once with the node, so that every run
+	// hands the device the same pipeline (whose generated source the
+	// device then remembers) and concurrent runs share it without a race.
+	swapped *gpu.Pipeline
 }
 
 func (p *ProbePipeline) OutputTypes() []gpu.Type { return p.Pipe.OutputTypes() }
@@ -130,7 +135,8 @@ func fuseJoin(j *Join, p *gpu.Pipeline) *ProbePipeline {
 		jj.Residual = nil
 		j = &jj
 	}
-	return &ProbePipeline{Join: j, Pipe: p}
+	nl, nr := len(j.Left.OutputTypes()), len(j.Right.OutputTypes())
+	return &ProbePipeline{Join: j, Pipe: p, swapped: swapSides(p, nl, nr)}
 }
 
 // probePipeline runs x over its sides' columns: one RunProbe where the
@@ -168,7 +174,11 @@ func (r *run) runProbe(ctx context.Context, pr gpu.ProbeRunner, x *ProbePipeline
 	if nr <= swapBuildRatio*nl {
 		return pr.RunProbe(ctx, x.Pipe, left, right, j.LeftKeys, j.RightKeys, j.NullsEqual)
 	}
-	return pr.RunProbe(ctx, swapSides(x.Pipe, len(left), len(right)), right, left, j.RightKeys, j.LeftKeys, j.NullsEqual)
+	swapped := x.swapped
+	if swapped == nil { // a node built without fuseJoin
+		swapped = swapSides(x.Pipe, len(left), len(right))
+	}
+	return pr.RunProbe(ctx, swapped, right, left, j.RightKeys, j.LeftKeys, j.NullsEqual)
 }
 
 // swapSides returns p reading Right's nr columns then Left's nl columns

@@ -29,7 +29,7 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
-	src, err := aggregateSource(ap)
+	src, err := d.memoSource(srcKey{p: p, kind: "aggregate", extra: fmt.Sprint(dictLen)}, func() (string, error) { return aggregateSource(ap) })
 	if err != nil {
 		return nil, err
 	}

@@ -66,15 +66,23 @@ func loadAll(g *exprGen, es ...*gpu.Expr) {
 
 // materializeSource generates rg_count and rg_write for a SinkMaterialize
 // pipeline. Args: n, status, inputs..., then counts|offsets, ntiles,
-// then 2 words (data, valid) per output column.
+// then 2 words (data, valid) per output column, then the pass mask.
+//
+// rg_count evaluates the filter once and keeps its warp ballots as a
+// bitmap of n bits (the pass mask, word i/32 for row i); rg_write reads
+// that bit instead of evaluating the filter again, so the filter's columns
+// are read once and an expensive predicate (a LIKE over strings in Arrow
+// layout) runs once, for 1 bit a row written and read back.
 func materializeSource(p *gpu.Pipeline) (string, error) {
 	var b strings.Builder
 	b.WriteString(preludeSrc)
 	S := sinkWord(p)
+	maskWord := S + 2 + 2*len(p.Project)
 	head := func(name string) {
 		fmt.Fprintf(&b, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(const Args A) {\n", blockThreads, name)
 		b.WriteString("  const long long n = (long long)A.a[0];\n \n")
 		fmt.Fprintf(&b, "  const long long ntiles = (long long)A.a[%d];\n", S+1)
+		fmt.Fprintf(&b, "  uint32_t *mask = (uint32_t *)A.a[%d];\n", maskWord)
 		b.WriteString("  __shared__ uint32_t wcnt[32];\n  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n")
 		b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n")
 	}
@@ -84,29 +92,29 @@ func materializeSource(p *gpu.Pipeline) (string, error) {
 		}
 		return b.String(), nil
 	}
-	// rg_count
+	// rg_count. Rows i - lane .. i - lane + 31 are one warp's: the ballot
+	// of their filter is mask word (i - lane) / 32.
 	head("rg_count")
 	b.WriteString("    uint32_t c = 0;\n")
-	fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n      const long long i = t * %d + k * %d + threadIdx.x;\n      if (i < n) {\n", tileItems, tileRows, blockThreads)
+	fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n      const long long i = t * %d + k * %d + threadIdx.x;\n      bool ok = false;\n      if (i < n) {\n", tileItems, tileRows, blockThreads)
 	g := newExprGen(p, &b, "        ")
 	if err := rowFilter(g); err != nil {
 		return "", err
 	}
-	b.WriteString("        c += pass;\n      }\n    }\n")
+	b.WriteString("        ok = pass;\n      }\n      c += ok;\n")
+	b.WriteString("      const unsigned m = __ballot_sync(0xffffffffu, ok);\n")
+	b.WriteString("      if (lane == 0 && i < n) mask[i >> 5] = m;\n    }\n")
 	b.WriteString("    c = (uint32_t)rg_warp_sum64(c);\n    if (lane == 0) wcnt[warp] = c;\n    __syncthreads();\n")
 	fmt.Fprintf(&b, "    if (threadIdx.x == 0) { uint32_t s = 0; for (int w = 0; w < %d; w++) s += wcnt[w]; ((uint32_t *)A.a[%d])[t] = s; }\n", blockThreads/32, S)
 	b.WriteString("    __syncthreads();\n  }\n}\n")
 
-	// rg_write
+	// rg_write: the pass mask in place of the filter.
 	head("rg_write")
 	fmt.Fprintf(&b, "    unsigned long long base = ((const unsigned long long *)A.a[%d])[t];\n", S)
-	fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n      const long long i = t * %d + k * %d + threadIdx.x;\n      bool ok = false;\n      if (i < n) {\n", tileItems, tileRows, blockThreads)
-	g = newExprGen(p, &b, "        ")
-	if err := rowFilter(g); err != nil {
-		return "", err
-	}
-	b.WriteString("        ok = pass;\n      }\n")
-	b.WriteString("      const unsigned m = __ballot_sync(0xffffffffu, ok);\n      if (lane == 0) wcnt[warp] = __popc(m);\n      __syncthreads();\n")
+	fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n      const long long i = t * %d + k * %d + threadIdx.x;\n", tileItems, tileRows, blockThreads)
+	b.WriteString("      const long long w0 = i - lane;\n")
+	b.WriteString("      const unsigned m = w0 < n ? mask[w0 >> 5] : 0u;\n      const bool ok = (m >> lane) & 1u;\n")
+	b.WriteString("      if (lane == 0) wcnt[warp] = __popc(m);\n      __syncthreads();\n")
 	fmt.Fprintf(&b, "      unsigned before = 0, total = 0;\n      for (int w = 0; w < %d; w++) { if (w < warp) before += wcnt[w]; total += wcnt[w]; }\n", blockThreads/32)
 	b.WriteString("      if (ok) {\n        const unsigned long long pos = base + before + __popc(m & ((1u << lane) - 1u));\n")
 	if err := writeProjections(p, &b); err != nil {

@@ -135,11 +135,17 @@ func (g *exprGen) likeMatch(lp *gpu.LikePlan) {
 		return
 	}
 	for _, m := range lp.Middle {
-		// The leftmost match starting at a code point boundary.
+		// The leftmost match starting at a code point boundary. A match
+		// needs at least one byte per token, so no start past len - that
+		// can succeed; a segment that begins with a literal byte (never a
+		// continuation byte: the pattern is valid UTF-8) can only match at
+		// a boundary, so it skips the boundary test.
 		g.line("{")
 		g.line("  int found = -1;")
-		g.line("  for (int st = pos; st < len && found < 0; st++) {")
-		g.line("    if ((s[st] & 0xC0) == 0x80) continue;")
+		g.line("  for (int st = pos; st <= len - %d && found < 0; st++) {", len(m))
+		if m[0] == gpu.LikeAny || m[0]&0xC0 == 0x80 {
+			g.line("    if ((s[st] & 0xC0) == 0x80) continue;")
+		}
 		g.line("    int q = st; bool m = true;")
 		g.indent += "    "
 		g.segForward(m, "q", "m = false; break;")

@@ -63,6 +63,7 @@ type Device struct {
 	directBytes int64
 	// tables: string-function tables kept on the device (strtables_dev.go).
 	tables devTableCache
+	srcs   srcMemo // generated sources (srcmemo.go)
 }
 
 var _ gpu.Device = (*Device)(nil)

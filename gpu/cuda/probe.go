@@ -118,7 +118,7 @@ func (d *Device) joinArgs(bc, pc []*column, nullsEqual []bool) []uint64 {
 
 // probeMaterialize runs a SinkMaterialize pipeline over the join's pairs.
 func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probeJoin) (out []*column, err error) {
-	src, err := probeSource(p, j.nprobe)
+	src, err := d.memoSource(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
 	if err != nil {
 		return nil, err
 	}
@@ -223,8 +223,10 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 			return out, err
 		}
 	}
-	if _, err := d.checkStatus(); err != nil {
-		return out, err
+	if raisesFlags(src) { // the join's own kernels raise none
+		if _, err := d.checkStatus(); err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }
@@ -263,7 +265,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
-	src, err := aggregateSource(ap)
+	src, err := d.memoSource(srcKey{p: p, kind: "probe aggregate", extra: fmt.Sprint(dictLen, j.nprobe)}, func() (string, error) { return aggregateSource(ap) })
 	if err != nil {
 		return nil, err
 	}

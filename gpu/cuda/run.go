@@ -185,7 +185,7 @@ func (d *Device) newOutput(t gpu.Type, n int, dict *array.String, what string) (
 }
 
 func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, n int, st *strTables) (out []*column, err error) {
-	src, err := materializeSource(p)
+	src, err := d.memoSource(srcKey{p: p, kind: "materialize"}, func() (string, error) { return materializeSource(p) })
 	if err != nil {
 		return nil, err
 	}
@@ -218,10 +218,14 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 			}
 		}
 		grid := d.gridFor(int64(ntiles), 1)
+		// counts|offsets, ntiles, the outputs' words (filled below), the
+		// pass mask (materializeSource).
+		S := sinkWord(p)
+		args = append(args, make([]uint64, 2+2*len(p.Project)+1)...)
+		args[S+1] = uint64(ntiles)
 		if p.Filter == nil { // every row passes: rg_write alone (writeEveryRow)
 			total = n
 			grid = d.gridFor(int64(n), blockThreads)
-			args = append(args, 0, uint64(ntiles))
 		} else {
 			counts, err := tmp.get(int64(ntiles)*4, "tile counts")
 			if err != nil {
@@ -231,14 +235,18 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 			if err != nil {
 				return nil, err
 			}
-			args = append(args, counts, uint64(ntiles))
+			mask, err := tmp.get(int64((n+31)/32)*4, "pass mask")
+			if err != nil {
+				return nil, err
+			}
+			args[S], args[len(args)-1] = counts, mask
 			if err := d.timedLaunch(mod, "rg_count", grid, blockThreads, 0, args); err != nil {
 				return nil, err
 			}
 			if total, err = d.scanTileCounts(counts, offsets, ntiles, "row count"); err != nil {
 				return nil, err
 			}
-			args[len(args)-2] = offsets
+			args[S] = offsets
 		}
 		for j, e := range p.Project {
 			c, err := d.newOutput(e.Type, total, st.dictOf(e, cols), fmt.Sprintf("pipeline output #%d (%d rows)", j, total))
@@ -246,7 +254,7 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 				return out, err
 			}
 			out = append(out, c)
-			args = append(args, c.data, c.valid)
+			args[S+2+2*j], args[S+3+2*j] = c.data, c.valid
 		}
 		if total > 0 {
 			if err := d.timedLaunch(mod, "rg_write", grid, blockThreads, 0, args); err != nil {
