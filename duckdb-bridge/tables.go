@@ -187,6 +187,11 @@ func (t *Tables) ScanColumns(ctx context.Context, table string, columns []string
 	if len(columns) == 0 {
 		return nil, fmt.Errorf("duckdb tables: scan of %q names no columns", table)
 	}
+	return t.scan(ctx, table, columns, -1)
+}
+
+// scan is ScanColumns, of the first limit rows when limit >= 0.
+func (t *Tables) scan(ctx context.Context, table string, columns []string, limit int) (array.RecordReader, error) {
 	r, err := t.resolve(ctx, table)
 	if err != nil {
 		return nil, err
@@ -207,6 +212,9 @@ func (t *Tables) ScanColumns(ctx context.Context, table string, columns []string
 	schema, query, err := t.arrowSchema(ctx, r, names, picked)
 	if err != nil {
 		return nil, err
+	}
+	if limit >= 0 {
+		query += fmt.Sprintf(" LIMIT %d", limit)
 	}
 	rr, err := fallback.RunSQL(ctx, t.db, query)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/rigel-db/rigel/fallback"
 	"github.com/rigel-db/rigel/physical"
 )
 
@@ -18,27 +17,7 @@ func (t *Tables) SampleColumn(ctx context.Context, table, column string, rows in
 	if rows < 0 {
 		return nil, fmt.Errorf("duckdb tables: sample of %d rows", rows)
 	}
-	r, err := t.resolve(ctx, table)
-	if err != nil {
-		return nil, err
-	}
-	all, err := t.columns(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	c, err := findColumn(all, column)
-	if err != nil {
-		return nil, fmt.Errorf("duckdb tables: table %s: %w", r.name, err)
-	}
-	schema, query, err := t.arrowSchema(ctx, r, []string{c.name}, []catalogColumn{c})
-	if err != nil {
-		return nil, err
-	}
-	rr, err := fallback.RunSQL(ctx, t.db, fmt.Sprintf("%s LIMIT %d", query, rows))
-	if err != nil {
-		return nil, fmt.Errorf("duckdb tables: sample of %s.%s: %w", r.name, c.name, err)
-	}
-	return &schemaReader{RecordReader: rr, schema: schema, refs: 1}, nil
+	return t.scan(ctx, table, []string{column}, rows)
 }
 
 var _ physical.ColumnSampler = (*Tables)(nil)

@@ -37,15 +37,22 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 	if err != nil {
 		return nil, err
 	}
-	// Hash tables start at the hint (or a modest size) and grow when the
-	// kernel reports them full; 2n slots always suffice.
+	return d.aggregateGrowing(ap, mod, cols, args, n, n)
+}
+
+// aggregateGrowing runs the aggregate kernels over n rows (or probe rows),
+// growing a hash strategy's table while the kernel reports it full. Tables
+// start at the hint (or a modest size); 2*units+64 slots always suffice,
+// units being the rows (or join pairs) that can each make a group.
+func (d *Device) aggregateGrowing(ap *aggPlan, mod *module, cols []*column, args []uint64, n, units int) ([]*column, error) {
+	p := ap.p
 	capacity := 0
 	if ap.strat == stratHash {
 		want := 2 * p.GroupHint
 		if p.GroupHint <= 0 {
 			want = 1 << 16
 		}
-		capacity = nextPow2(min(max(want, 64), 2*n+64))
+		capacity = nextPow2(min(max(want, 64), 2*units+64))
 	}
 	for {
 		tmp := &temps{d: d}
@@ -54,9 +61,9 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 		if err != nil || fill == nil {
 			return out, err
 		}
-		next := grownCapacity(capacity, n, fill)
-		if next <= capacity { // 2n+64 slots hold n groups: a kernel bug
-			return nil, fmt.Errorf("aggregate table of %d slots reported full for %d rows", capacity, n)
+		next := grownCapacity(capacity, units, fill)
+		if next <= capacity { // 2*units+64 slots hold every group: a kernel bug
+			return nil, fmt.Errorf("aggregate table of %d slots reported full for %d rows or pairs", capacity, units)
 		}
 		capacity = next
 	}

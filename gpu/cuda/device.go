@@ -323,7 +323,10 @@ func (c *column) Release() {
 }
 
 // asColumns checks that cols belong to d and are live.
-func (d *Device) asColumns(cols []gpu.Column) ([]*column, error) {
+func (d *Device) asColumns(cols []gpu.Column) ([]*column, error) { return d.checkColumns(cols, false) }
+
+// checkColumns is asColumns; strOK lets str columns through (asInputs).
+func (d *Device) checkColumns(cols []gpu.Column, strOK bool) ([]*column, error) {
 	out := make([]*column, len(cols))
 	for i, c := range cols {
 		cc, ok := c.(*column)
@@ -333,7 +336,7 @@ func (d *Device) asColumns(cols []gpu.Column) ([]*column, error) {
 		if cc.freed.Load() {
 			return nil, fmt.Errorf("column %d was released", i)
 		}
-		if cc.t.Kind == gpu.Str { // only Run and Download take one (strcol_strings.go)
+		if cc.t.Kind == gpu.Str && !strOK { // only Run and Download take one (strcol_strings.go)
 			return nil, fmt.Errorf("column %d is a str column (strings in Arrow layout are read only by string predicates): %w", i, gpu.ErrUnsupported)
 		}
 		out[i] = cc

@@ -70,6 +70,19 @@ func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsE
 	if err != nil {
 		return nil, nil, fmt.Errorf("hash join: %w", err)
 	}
+	args := d.joinArgs(bc, pc, nullsEqual)
+	tmp := &temps{d: d}
+	defer tmp.release()
+	pairs, err := d.hashJoin(ctx, mod, args, nb, np, tmp)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hash join of %d probe and %d build rows: %w", np, nb, err)
+	}
+	return pairs[0], pairs[1], nil
+}
+
+// joinArgs is the Args block of join.cu's kernels with the status word and
+// the key descriptors filled in (HashJoin, RunProbe).
+func (d *Device) joinArgs(bc, pc []*column, nullsEqual []bool) []uint64 {
 	args := make([]uint64, jaKeys+jkWords*len(bc))
 	args[jaStatus], args[jaNKeys] = d.status, uint64(len(bc))
 	for i := range bc {
@@ -83,13 +96,7 @@ func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsE
 		w := args[jaKeys+jkWords*i:]
 		w[0], w[1], w[2], w[3], w[4] = bc[i].data, bc[i].valid, pc[i].data, pc[i].valid, code
 	}
-	tmp := &temps{d: d}
-	defer tmp.release()
-	pairs, err := d.hashJoin(ctx, mod, args, nb, np, tmp)
-	if err != nil {
-		return nil, nil, fmt.Errorf("hash join of %d probe and %d build rows: %w", np, nb, err)
-	}
-	return pairs[0], pairs[1], nil
+	return args
 }
 
 // joinKeys checks the key columns: owned, live, one length per side, equal

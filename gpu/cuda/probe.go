@@ -97,25 +97,6 @@ type probeJoin struct {
 	nullsEqual []bool
 }
 
-// joinArgs is the Args block of join.cu's kernels for the keys (as
-// HashJoin fills it).
-func (d *Device) joinArgs(bc, pc []*column, nullsEqual []bool) []uint64 {
-	args := make([]uint64, jaKeys+jkWords*len(bc))
-	args[jaStatus], args[jaNKeys] = d.status, uint64(len(bc))
-	for i := range bc {
-		code := uint64(bc[i].t.Kind.Width())
-		if bc[i].t.Kind.IsFloat() {
-			code |= jkFloat
-		}
-		if nullsEqual != nil && nullsEqual[i] {
-			code |= jkNullEq
-		}
-		w := args[jaKeys+jkWords*i:]
-		w[0], w[1], w[2], w[3], w[4] = bc[i].data, bc[i].valid, pc[i].data, pc[i].valid, code
-	}
-	return args
-}
-
 // probeMaterialize runs a SinkMaterialize pipeline over the join's pairs.
 func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probeJoin) (out []*column, err error) {
 	src, err := d.memoSource(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
@@ -314,25 +295,5 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 		return nil, err
 	}
 	// As runAggregate, with the pairs in place of the rows.
-	capacity := 0
-	if ap.strat == stratHash {
-		want := 2 * p.GroupHint
-		if p.GroupHint <= 0 {
-			want = 1 << 16
-		}
-		capacity = nextPow2(min(max(want, 64), 2*pairs+64))
-	}
-	for {
-		t := &temps{d: d}
-		out, fill, err := d.aggregateOnce(ap, mod, j.cols, args, n, capacity, t)
-		t.release()
-		if err != nil || fill == nil {
-			return out, err
-		}
-		next := grownCapacity(capacity, pairs, fill)
-		if next <= capacity {
-			return nil, fmt.Errorf("aggregate table of %d slots reported full for %d pairs", capacity, pairs)
-		}
-		capacity = next
-	}
+	return d.aggregateGrowing(ap, mod, j.cols, args, n, pairs)
 }

@@ -80,20 +80,7 @@ func (d *Device) UploadStr(ctx context.Context, arr arrow.Array) (gpu.Column, er
 func (c *column) CharBytes() int64 { return c.nchars }
 
 // asInputs is asColumns for Run, whose string predicates read Str columns.
-func (d *Device) asInputs(cols []gpu.Column) ([]*column, error) {
-	out := make([]*column, len(cols))
-	for i, c := range cols {
-		cc, ok := c.(*column)
-		if !ok || cc.d != d {
-			return nil, fmt.Errorf("column %d was not made by this CUDA device", i)
-		}
-		if cc.freed.Load() {
-			return nil, fmt.Errorf("column %d was released", i)
-		}
-		out[i] = cc
-	}
-	return out, nil
-}
+func (d *Device) asInputs(cols []gpu.Column) ([]*column, error) { return d.checkColumns(cols, true) }
 
 // downloadStr copies a Str column back as a utf8 array: its three buffers
 // are the Arrow array's (the validity bytes become a bitmap).
