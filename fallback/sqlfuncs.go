@@ -199,11 +199,6 @@ func isFloat(t types.Type) bool {
 	return false
 }
 
-func isDecimal(t types.Type) bool {
-	_, ok := t.(*types.DecimalType)
-	return ok
-}
-
 func isInteger(t types.Type) bool {
 	switch t.(type) {
 	case *types.Int8Type, *types.Int16Type, *types.Int32Type, *types.Int64Type:

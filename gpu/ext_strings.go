@@ -58,9 +58,6 @@ type StrLayout struct {
 // Len is the number of strings.
 func (l *StrLayout) Len() int { return len(l.Offsets) - 1 }
 
-// Value returns string i's bytes (not a copy).
-func (l *StrLayout) Value(i int) []byte { return l.Chars[l.Offsets[i]:l.Offsets[i+1]] }
-
 // ArrowStrLayout lays out a utf8 or large_utf8 array for a Str column. The
 // offsets are rebased to start at 0 (a sliced array starts anywhere); a
 // utf8 array already starting at 0 is used without a copy. More than

@@ -59,8 +59,6 @@ type aggPlan struct {
 	probeArgs []uint64
 }
 
-func (l aggLayout) isSumInt() bool { return l.a.Kind == gpu.AggSum && l.arg.Kind.IsInteger() }
-
 // planAggregate validates an aggregate pipeline and chooses its strategy.
 // dictLen gives the dictionary size of each Dict input column (0 if none).
 func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {

@@ -158,13 +158,6 @@ func (d *Device) checkStatus() (tableFull bool, err error) {
 	return f&4 != 0, nil
 }
 
-// dictOf finds the dictionary of a Dict-typed expression: that of the first
-// Dict column it reads (the IR requires one dictionary per expression).
-// Inside a Run, strTables.dictOf also knows OpStrMap's new dictionaries.
-func dictOf(e *gpu.Expr, cols []*column) *array.String {
-	return (*strTables)(nil).dictOf(e, cols)
-}
-
 func (d *Device) newOutput(t gpu.Type, n int, dict *array.String, what string) (*column, error) {
 	c := &column{d: d, t: t, n: n, pooled: true, dict: dict}
 	if dict != nil {
