@@ -49,7 +49,7 @@ func opKind(n Node) string {
 		return "filter/project"
 	case *Sort:
 		return "sort"
-	case *Join, *ProbePipeline:
+	case *Join, *ProbePipeline, *CountJoin:
 		return "join"
 	case *Fallback:
 		return "fallback"
@@ -196,6 +196,12 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 	switch x := n.(type) {
 	case *Join:
 		out, err := r.join(ctx, x, ins[0], ins[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+		}
+		return out, nil
+	case *CountJoin:
+		out, err := r.countJoin(ctx, x, ins[0], ins[1])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
 		}

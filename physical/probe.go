@@ -50,8 +50,9 @@ func (p *ProbePipeline) Describe() string {
 // FuseProbes rewrites root's inner equi-joins into ProbePipelines: a Join
 // under a Pipeline becomes one ProbePipeline running that pipeline, and a
 // Join under anything else one with an identity projection (its pairs are
-// then written straight into the output columns). Outer, semi, anti and
-// single joins and joins without keys keep the Join node. The rewrite is
+// then written straight into the output columns). Semi and anti equi-joins
+// become CountJoins. Outer and single joins and joins without keys keep
+// the Join node. The rewrite is
 // made in place on the tree translate built, and returns the new root.
 //
 // RIGEL_FUSE_PROBES=0 turns the rewrite off (plans keep their Join nodes):
@@ -73,6 +74,9 @@ func fuse(n Node) Node {
 		x.Input = fuse(x.Input)
 	case *Join:
 		x.Left, x.Right = fuse(x.Left), fuse(x.Right)
+		if countable(x) {
+			return newCountJoin(x)
+		}
 		if fusable(x) {
 			types := x.OutputTypes()
 			proj := make([]*gpu.Expr, len(types))

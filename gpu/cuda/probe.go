@@ -35,38 +35,10 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 	if d.closed {
 		return nil, fmt.Errorf("run probe: CUDA device is closed")
 	}
-	pc, err := d.sameLength(probe, "probe column")
+	j, err := d.probeSetup(p, probe, build, probeKeys, buildKeys, nullsEqual)
 	if err != nil {
 		return nil, fmt.Errorf("run probe %s: %w", p, err)
 	}
-	bc, err := d.sameLength(build, "build column")
-	if err != nil {
-		return nil, fmt.Errorf("run probe %s: %w", p, err)
-	}
-	cols := append(append([]*column(nil), pc...), bc...)
-	for i, c := range cols {
-		want := p.Inputs[i]
-		if c.t.Kind != want.Kind || c.t.Precision != want.Precision || c.t.Scale != want.Scale {
-			return nil, fmt.Errorf("run probe: input %d is %s, pipeline expects %s", i, c.t, want)
-		}
-		if c.t.Nullable && !want.Nullable {
-			return nil, fmt.Errorf("run probe: input %d holds nulls, pipeline expects %s", i, want)
-		}
-	}
-	bk := make([]gpu.Column, len(buildKeys))
-	pk := make([]gpu.Column, len(probeKeys))
-	for i := range buildKeys {
-		bk[i], pk[i] = build[buildKeys[i]], probe[probeKeys[i]]
-	}
-	bkc, pkc, err := d.joinKeys(bk, pk, nullsEqual)
-	if err != nil {
-		return nil, fmt.Errorf("run probe %s: %w", p, err)
-	}
-	np, nb := pc[0].n, bc[0].n
-	if nb > math.MaxInt32 || np > math.MaxInt32 {
-		return nil, fmt.Errorf("run probe of %d build and %d probe rows: row indexes are int32: %w", nb, np, gpu.ErrUnsupported)
-	}
-	j := &probeJoin{cols: cols, nprobe: len(pc), np: np, nb: nb, bkc: bkc, pkc: pkc, nullsEqual: nullsEqual}
 	var out []*column
 	switch p.Sink {
 	case gpu.SinkMaterialize:
@@ -84,6 +56,43 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 		res[i] = c
 	}
 	return res, nil
+}
+
+// probeSetup checks a RunProbe or ProbeCounts call's columns against p and
+// each other and gathers them. Callers hold d.mu.
+func (d *Device) probeSetup(p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) (*probeJoin, error) {
+	pc, err := d.sameLength(probe, "probe column")
+	if err != nil {
+		return nil, err
+	}
+	bc, err := d.sameLength(build, "build column")
+	if err != nil {
+		return nil, err
+	}
+	cols := append(append([]*column(nil), pc...), bc...)
+	for i, c := range cols {
+		want := p.Inputs[i]
+		if c.t.Kind != want.Kind || c.t.Precision != want.Precision || c.t.Scale != want.Scale {
+			return nil, fmt.Errorf("input %d is %s, pipeline expects %s", i, c.t, want)
+		}
+		if c.t.Nullable && !want.Nullable {
+			return nil, fmt.Errorf("input %d holds nulls, pipeline expects %s", i, want)
+		}
+	}
+	bk := make([]gpu.Column, len(buildKeys))
+	pk := make([]gpu.Column, len(probeKeys))
+	for i := range buildKeys {
+		bk[i], pk[i] = build[buildKeys[i]], probe[probeKeys[i]]
+	}
+	bkc, pkc, err := d.joinKeys(bk, pk, nullsEqual)
+	if err != nil {
+		return nil, err
+	}
+	np, nb := pc[0].n, bc[0].n
+	if nb > math.MaxInt32 || np > math.MaxInt32 {
+		return nil, fmt.Errorf("%d build and %d probe rows: row indexes are int32: %w", nb, np, gpu.ErrUnsupported)
+	}
+	return &probeJoin{cols: cols, nprobe: len(pc), np: np, nb: nb, bkc: bkc, pkc: pkc, nullsEqual: nullsEqual}, nil
 }
 
 // probeJoin is a checked RunProbe call: the input columns (probe's then

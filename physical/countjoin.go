@@ -1,0 +1,98 @@
+package physical
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// CountJoin is a semi or anti equi-join run from counts: on a device that
+// implements gpu.ProbeCounter, each left row's matching right rows that
+// pass the join's residual are counted in one pass over the hash table
+// (no pair listed, no column gathered), and a pipeline keeps the left rows
+// whose count is above zero (semi) or zero (anti). Elsewhere, or when the
+// device refuses, it runs as its Join, which is also its definition.
+//
+// The pipelines are made with the node, at planning time: every run hands
+// the device the same ones, so the device's generated code is reused.
+type CountJoin struct {
+	Join *Join // semi or anti, with keys
+	// cond: Left's then Right's columns, the residual (constant true
+	// without one) as its filter.
+	cond *gpu.Pipeline
+	// keep: Left's columns and the counts; the rows that the join keeps.
+	keep *gpu.Pipeline
+}
+
+func (c *CountJoin) OutputTypes() []gpu.Type { return c.Join.OutputTypes() }
+func (c *CountJoin) Children() []Node        { return []Node{c.Join.Left, c.Join.Right} }
+func (c *CountJoin) Describe() string {
+	keys := make([]string, len(c.Join.LeftKeys))
+	for i := range c.Join.LeftKeys {
+		op := "="
+		if c.Join.NullsEqual != nil && c.Join.NullsEqual[i] {
+			op = "<=>"
+		}
+		keys[i] = fmt.Sprintf("L#%d %s R#%d", c.Join.LeftKeys[i], op, c.Join.RightKeys[i])
+	}
+	d := fmt.Sprintf("CountJoin %s [%s]", c.Join.Type, strings.Join(keys, ", "))
+	if c.Join.Residual != nil {
+		d += " where " + c.Join.Residual.String()
+	}
+	return d
+}
+
+func countable(j *Join) bool {
+	return (j.Type == JoinSemi || j.Type == JoinAnti) && len(j.LeftKeys) > 0
+}
+
+func newCountJoin(j *Join) *CountJoin {
+	lt, rt := j.Left.OutputTypes(), j.Right.OutputTypes()
+	boolT := gpu.Type{Kind: gpu.Bool}
+	filter := j.Residual
+	if filter == nil {
+		filter = gpu.Const(boolT, gpu.Value{I64: 1})
+	}
+	cond := &gpu.Pipeline{Inputs: append(append([]gpu.Type(nil), lt...), rt...), Filter: filter, Sink: gpu.SinkMaterialize}
+	op := gpu.OpGt // semi: at least one match
+	if j.Type == JoinAnti {
+		op = gpu.OpEq // anti: none
+	}
+	count := gpu.Col(len(lt), gpu.JoinIndexType)
+	keep := &gpu.Pipeline{
+		Inputs:  append(append([]gpu.Type(nil), lt...), gpu.JoinIndexType),
+		Filter:  gpu.Call(op, boolT, count, gpu.Const(gpu.JoinIndexType, gpu.Value{I64: 0})),
+		Project: make([]*gpu.Expr, len(lt)),
+		Sink:    gpu.SinkMaterialize,
+	}
+	for i, t := range lt {
+		keep.Project[i] = gpu.Col(i, t)
+	}
+	return &CountJoin{Join: j, cond: cond, keep: keep}
+}
+
+// countJoin runs x: counts then the keeping pipeline where the device can,
+// the Join otherwise. The hash table must be on the right side (the counts
+// are the left rows'), so a right side far larger than the left, which
+// Join would build on the left instead (swapBuildRatio), takes the Join.
+func (r *run) countJoin(ctx context.Context, x *CountJoin, left, right []gpu.Column) ([]gpu.Column, error) {
+	j := x.Join
+	if pc, ok := r.x.Dev.(gpu.ProbeCounter); ok && rowCount(right) <= swapBuildRatio*rowCount(left) {
+		counts, err := pc.ProbeCounts(ctx, x.cond, left, right, j.LeftKeys, j.RightKeys, j.NullsEqual)
+		if err == nil {
+			r.keep([]gpu.Column{counts})
+			out, err := r.x.Dev.Run(ctx, x.keep, append(append([]gpu.Column(nil), left...), counts))
+			if err != nil {
+				return nil, err
+			}
+			return r.keep(out), nil
+		}
+		if !errors.Is(err, gpu.ErrUnsupported) {
+			return nil, err
+		}
+	}
+	return r.join(ctx, j, left, right)
+}
