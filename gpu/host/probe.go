@@ -21,12 +21,7 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 	if err := gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual); err != nil {
 		return nil, err
 	}
-	bk := make([]gpu.Column, len(buildKeys))
-	pk := make([]gpu.Column, len(probeKeys))
-	for i := range buildKeys {
-		bk[i], pk[i] = build[buildKeys[i]], probe[probeKeys[i]]
-	}
-	pi, bi, err := d.HashJoin(ctx, bk, pk, nullsEqual)
+	pi, bi, err := d.probePairs(ctx, probe, build, probeKeys, buildKeys, nullsEqual)
 	if err != nil {
 		return nil, fmt.Errorf("run probe: %w", err)
 	}
@@ -50,6 +45,16 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 	}
 	defer releaseAll(bc)
 	return d.Run(ctx, p, joined)
+}
+
+// probePairs is HashJoin over the key columns of the two sides.
+func (d *Device) probePairs(ctx context.Context, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) (pi, bi gpu.Column, err error) {
+	bk := make([]gpu.Column, len(buildKeys))
+	pk := make([]gpu.Column, len(probeKeys))
+	for i := range buildKeys {
+		bk[i], pk[i] = build[buildKeys[i]], probe[probeKeys[i]]
+	}
+	return d.HashJoin(ctx, bk, pk, nullsEqual)
 }
 
 // isIdentity reports whether p materializes its inputs unchanged: no

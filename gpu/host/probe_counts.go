@@ -19,12 +19,7 @@ func (d *Device) ProbeCounts(ctx context.Context, p *gpu.Pipeline, probe, build 
 	if err := gpu.CheckProbeCountsShape(p, probe, build, probeKeys, buildKeys, nullsEqual); err != nil {
 		return nil, err
 	}
-	bk := make([]gpu.Column, len(buildKeys))
-	pk := make([]gpu.Column, len(probeKeys))
-	for i := range buildKeys {
-		bk[i], pk[i] = build[buildKeys[i]], probe[probeKeys[i]]
-	}
-	pi, bi, err := d.HashJoin(ctx, bk, pk, nullsEqual)
+	pi, bi, err := d.probePairs(ctx, probe, build, probeKeys, buildKeys, nullsEqual)
 	if err != nil {
 		return nil, fmt.Errorf("probe counts: %w", err)
 	}
