@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/rigel-db/rigel/gpu"
 )
@@ -30,15 +29,7 @@ type CountJoin struct {
 func (c *CountJoin) OutputTypes() []gpu.Type { return c.Join.OutputTypes() }
 func (c *CountJoin) Children() []Node        { return []Node{c.Join.Left, c.Join.Right} }
 func (c *CountJoin) Describe() string {
-	keys := make([]string, len(c.Join.LeftKeys))
-	for i := range c.Join.LeftKeys {
-		op := "="
-		if c.Join.NullsEqual != nil && c.Join.NullsEqual[i] {
-			op = "<=>"
-		}
-		keys[i] = fmt.Sprintf("L#%d %s R#%d", c.Join.LeftKeys[i], op, c.Join.RightKeys[i])
-	}
-	d := fmt.Sprintf("CountJoin %s [%s]", c.Join.Type, strings.Join(keys, ", "))
+	d := fmt.Sprintf("CountJoin %s [%s]", c.Join.Type, c.Join.keysText())
 	if c.Join.Residual != nil {
 		d += " where " + c.Join.Residual.String()
 	}

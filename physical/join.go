@@ -71,15 +71,7 @@ func (j *Join) OutputTypes() []gpu.Type {
 }
 
 func (j *Join) Describe() string {
-	var keys []string
-	for i := range j.LeftKeys {
-		op := "="
-		if j.NullsEqual != nil && j.NullsEqual[i] {
-			op = "<=>"
-		}
-		keys = append(keys, fmt.Sprintf("L#%d %s R#%d", j.LeftKeys[i], op, j.RightKeys[i]))
-	}
-	d := "HashJoin " + j.Type.String() + " [" + strings.Join(keys, ", ") + "]"
+	d := "HashJoin " + j.Type.String() + " [" + j.keysText() + "]"
 	if len(j.LeftKeys) == 0 {
 		d = "CrossJoin " + j.Type.String()
 	}
@@ -87,6 +79,20 @@ func (j *Join) Describe() string {
 		d += " where " + j.Residual.String()
 	}
 	return d
+}
+
+// keysText renders the join's key pairs for EXPLAIN: "L#0 = R#1, L#2 <=> R#0"
+// (<=> where nulls are equal). Every node built from a Join shows them so.
+func (j *Join) keysText() string {
+	keys := make([]string, len(j.LeftKeys))
+	for i := range j.LeftKeys {
+		op := "="
+		if j.NullsEqual != nil && j.NullsEqual[i] {
+			op = "<=>"
+		}
+		keys[i] = fmt.Sprintf("L#%d %s R#%d", j.LeftKeys[i], op, j.RightKeys[i])
+	}
+	return strings.Join(keys, ", ")
 }
 
 // MaxCrossPairs bounds the candidate pairs of a join without equal keys:

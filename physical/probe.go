@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/rigel-db/rigel/gpu"
 )
@@ -36,15 +35,7 @@ func (p *ProbePipeline) Describe() string {
 	if p.Pipe.Sink == gpu.SinkAggregate {
 		kind = "ProbePipeline+HashAggregate"
 	}
-	keys := make([]string, len(p.Join.LeftKeys))
-	for i := range p.Join.LeftKeys {
-		op := "="
-		if p.Join.NullsEqual != nil && p.Join.NullsEqual[i] {
-			op = "<=>"
-		}
-		keys[i] = fmt.Sprintf("L#%d %s R#%d", p.Join.LeftKeys[i], op, p.Join.RightKeys[i])
-	}
-	return fmt.Sprintf("%s %s [%s] %s", kind, p.Join.Type, strings.Join(keys, ", "), p.Pipe)
+	return fmt.Sprintf("%s %s [%s] %s", kind, p.Join.Type, p.Join.keysText(), p.Pipe)
 }
 
 // FuseProbes rewrites root's inner equi-joins into ProbePipelines: a Join
