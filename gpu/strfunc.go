@@ -138,21 +138,7 @@ func (f *StrFunc) Match(s string) bool {
 	case StrEndsWith:
 		return strings.HasSuffix(s, f.Pattern)
 	case StrCompare:
-		c := strings.Compare(s, f.Pattern) // byte order, as the dictionary
-		switch f.Op {
-		case OpEq:
-			return c == 0
-		case OpNe:
-			return c != 0
-		case OpLt:
-			return c < 0
-		case OpLe:
-			return c <= 0
-		case OpGt:
-			return c > 0
-		case OpGe:
-			return c >= 0
-		}
+		return compareHolds(f.Op, strings.Compare(s, f.Pattern)) // byte order, as the dictionary
 	case StrIn:
 		for _, x := range f.List {
 			if s == x {
@@ -376,4 +362,24 @@ func satAdd(a, b int64) int64 {
 		return -1 << 63
 	}
 	return s
+}
+
+// compareHolds reports whether comparison op holds for c, the three-way
+// result (-1, 0, 1) of comparing its left side with its right side.
+func compareHolds(op Op, c int) bool {
+	switch op {
+	case OpEq:
+		return c == 0
+	case OpNe:
+		return c != 0
+	case OpLt:
+		return c < 0
+	case OpLe:
+		return c <= 0
+	case OpGt:
+		return c > 0
+	case OpGe:
+		return c >= 0
+	}
+	return false
 }

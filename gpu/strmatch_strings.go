@@ -258,21 +258,7 @@ func (m *StrMatcher) Match(s []byte) bool {
 	case StrEndsWith:
 		return bytes.HasSuffix(s, m.pat)
 	case StrCompare:
-		c := bytes.Compare(s, m.pat)
-		switch m.f.Op {
-		case OpEq:
-			return c == 0
-		case OpNe:
-			return c != 0
-		case OpLt:
-			return c < 0
-		case OpLe:
-			return c <= 0
-		case OpGt:
-			return c > 0
-		case OpGe:
-			return c >= 0
-		}
+		return compareHolds(m.f.Op, bytes.Compare(s, m.pat))
 	case StrIn:
 		_, ok := m.set[string(s)] // the compiler does not copy s here
 		return ok
