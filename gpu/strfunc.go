@@ -138,7 +138,7 @@ func (f *StrFunc) Match(s string) bool {
 	case StrEndsWith:
 		return strings.HasSuffix(s, f.Pattern)
 	case StrCompare:
-		return compareHolds(f.Op, strings.Compare(s, f.Pattern)) // byte order, as the dictionary
+		return CompareHolds(f.Op, strings.Compare(s, f.Pattern)) // byte order, as the dictionary
 	case StrIn:
 		for _, x := range f.List {
 			if s == x {
@@ -364,9 +364,10 @@ func satAdd(a, b int64) int64 {
 	return s
 }
 
-// compareHolds reports whether comparison op holds for c, the three-way
-// result (-1, 0, 1) of comparing its left side with its right side.
-func compareHolds(op Op, c int) bool {
+// CompareHolds reports whether comparison op (OpEq .. OpGe) holds for c,
+// the three-way result (-1, 0, 1) of comparing its left side with its
+// right side; false for any other op.
+func CompareHolds(op Op, c int) bool {
 	switch op {
 	case OpEq:
 		return c == 0

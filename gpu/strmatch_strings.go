@@ -258,7 +258,7 @@ func (m *StrMatcher) Match(s []byte) bool {
 	case StrEndsWith:
 		return bytes.HasSuffix(s, m.pat)
 	case StrCompare:
-		return compareHolds(m.f.Op, bytes.Compare(s, m.pat))
+		return CompareHolds(m.f.Op, bytes.Compare(s, m.pat))
 	case StrIn:
 		_, ok := m.set[string(s)] // the compiler does not copy s here
 		return ok

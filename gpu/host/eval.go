@@ -382,22 +382,7 @@ func compare(op gpu.Op, st storage, n int, x, y *vec) *vec {
 			// every number.
 			c = floatOrder(x.f64[i], y.f64[i])
 		}
-		var t bool
-		switch op {
-		case gpu.OpEq:
-			t = c == 0
-		case gpu.OpNe:
-			t = c != 0
-		case gpu.OpLt:
-			t = c == -1
-		case gpu.OpLe:
-			t = c == -1 || c == 0
-		case gpu.OpGt:
-			t = c == 1
-		case gpu.OpGe:
-			t = c == 1 || c == 0
-		}
-		if t && r.isValid(i) {
+		if gpu.CompareHolds(op, c) && r.isValid(i) {
 			r.i64[i] = 1
 		}
 	}
