@@ -64,31 +64,9 @@ func projectStr(t testing.TB, dev gpu.Device, arr arrow.Array, exprs ...*gpu.Exp
 }
 
 func testStrColLikeTable(t *testing.T, dev gpu.Device) {
-	arr := MakeArray(String, "forest green metallic", "PROMO BRUSHED BRASS", "special packages requests", "",
-		"é", nil, "a_c", "abc", `a\b`, "MEDIUM POLISHED TIN")
-	defer arr.Release()
-	x := gpu.Col(0, strColType(arr))
-	like := func(p string) *gpu.Expr { return pred(&gpu.StrFunc{Kind: gpu.StrLike, Pattern: p}, x) }
-	notLike := func(p string) *gpu.Expr {
-		return gpu.Call(gpu.OpNot, gpu.Type{Kind: gpu.Bool, Nullable: true}, like(p))
-	}
-	got := projectStr(t, dev, arr,
-		like("%green%"), like("PROMO%"), like("%BRASS"), like("%special%requests%"),
-		like("_"), like("a_c"), like("%"), like(""), like(`a\b`), like("MEDIUM POLISHED%"),
-		notLike("%e%"), like("%x%x%"))
-	T, F, N := "true", "false", NullCell
-	expectRows(t, got, []string{
-		Row(T, F, F, F, F, F, T, F, F, F, F, F),
-		Row(F, T, T, F, F, F, T, F, F, F, T, F),
-		Row(F, F, F, T, F, F, T, F, F, F, F, F),
-		Row(F, F, F, F, F, F, T, T, F, F, T, F),
-		Row(F, F, F, F, T, F, T, F, F, F, T, F), // '_' is one code point
-		Row(N, N, N, N, N, N, N, N, N, N, N, N),
-		Row(F, F, F, F, F, T, T, F, F, F, T, F),
-		Row(F, F, F, F, F, T, T, F, F, F, T, F),
-		Row(F, F, F, F, F, F, T, F, T, F, T, F), // no escape character
-		Row(F, F, F, F, F, F, T, F, F, T, T, F),
-	}, true)
+	checkLikeTable(t, strColType, func(arr arrow.Array, exprs ...*gpu.Expr) []string {
+		return projectStr(t, dev, arr, exprs...)
+	})
 }
 
 // strColFuncs are the predicates compared between the two layouts.

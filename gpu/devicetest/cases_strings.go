@@ -58,6 +58,17 @@ func testStrCompare(t *testing.T, dev gpu.Device) {
 }
 
 func testStrLike(t *testing.T, dev gpu.Device) {
+	checkLikeTable(t, inputType, func(arr arrow.Array, exprs ...*gpu.Expr) []string {
+		return project(t, dev, arrs(arr), exprs...)
+	})
+}
+
+// checkLikeTable runs the LIKE table through run, which projects exprs
+// over arr in one string layout (colType gives arr's column type there):
+// dictionary codes (testStrLike) and Arrow layout (testStrColLikeTable)
+// must give the same cells.
+func checkLikeTable(t *testing.T, colType func(arrow.Array) gpu.Type, run func(arr arrow.Array, exprs ...*gpu.Expr) []string) {
+	t.Helper()
 	arr := MakeArray(String,
 		"forest green metallic",     // 0
 		"PROMO BRUSHED BRASS",       // 1
@@ -70,12 +81,13 @@ func testStrLike(t *testing.T, dev gpu.Device) {
 		`a\b`,                       // 8
 		"MEDIUM POLISHED TIN",       // 9
 	)
-	x := gpu.Col(0, inputType(arr))
+	defer arr.Release()
+	x := gpu.Col(0, colType(arr))
 	like := func(p string) *gpu.Expr { return pred(&gpu.StrFunc{Kind: gpu.StrLike, Pattern: p}, x) }
 	notLike := func(p string) *gpu.Expr {
 		return gpu.Call(gpu.OpNot, gpu.Type{Kind: gpu.Bool, Nullable: true}, like(p))
 	}
-	got := project(t, dev, arrs(arr),
+	got := run(arr,
 		like("%green%"), like("PROMO%"), like("%BRASS"), like("%special%requests%"),
 		like("_"), like("a_c"), like("%"), like(""), like(`a\b`), like("MEDIUM POLISHED%"),
 		notLike("%e%"), like("%x%x%"))
