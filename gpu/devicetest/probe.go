@@ -46,15 +46,8 @@ func Probe(t *testing.T, ref, dev gpu.Device) {
 			}
 			name := fmt.Sprintf("np%d_nb%d/keys%d", sz.np, sz.nb, ki)
 			t.Run(name, func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(uint64(si), uint64(ki)))
-				s := newProbeSides(rng, sz.np, sz.nb, sz.keys)
-				pairs := s.naive(ks.probe, ks.build, ks.nullsEqual)
-				refCols := s.upload(t, ref)
-				defer ReleaseCols(refCols)
-				devCols := s.upload(t, dev)
-				defer ReleaseCols(devCols)
-				joined := gatherPairs(t, ref, refCols, pairs)
-				defer ReleaseCols(joined)
+				f := newProbeFixture(t, ref, dev, rand.New(rand.NewPCG(uint64(si), uint64(ki))), sz.np, sz.nb, sz.keys, ks.probe, ks.build, ks.nullsEqual)
+				pairs, devCols, joined := f.pairs, f.devCols, f.joined
 				for pi, p := range ProbePipelines() {
 					want := RunPipeline(t, ref, p, joined)
 					out, err := pr.RunProbe(context.Background(), p, devCols[:4], devCols[4:], ks.probe, ks.build, ks.nullsEqual)
@@ -104,6 +97,27 @@ func runProbeSafely(pr gpu.ProbeRunner, p *gpu.Pipeline, probe, build []gpu.Colu
 		}
 	}()
 	return pr.RunProbe(context.Background(), p, probe, build, pk, bk, ne)
+}
+
+// probeFixture is one random pair of sides uploaded to ref and to dev, its
+// pairs from the nested loop (probeSides.naive), and the pairs' columns
+// gathered on ref; everything is released when t ends.
+type probeFixture struct {
+	pairs                    [][2]int64
+	refCols, devCols, joined []gpu.Column
+}
+
+func newProbeFixture(t *testing.T, ref, dev gpu.Device, rng *rand.Rand, np, nb, keys int, pk, bk []int, nullsEqual []bool) *probeFixture {
+	t.Helper()
+	s := newProbeSides(rng, np, nb, keys)
+	f := &probeFixture{pairs: s.naive(pk, bk, nullsEqual)}
+	f.refCols = s.upload(t, ref)
+	t.Cleanup(func() { ReleaseCols(f.refCols) })
+	f.devCols = s.upload(t, dev)
+	t.Cleanup(func() { ReleaseCols(f.devCols) })
+	f.joined = gatherPairs(t, ref, f.refCols, f.pairs)
+	t.Cleanup(func() { ReleaseCols(f.joined) })
+	return f
 }
 
 // probeSides holds the generated values. Probe columns: key int64?, key

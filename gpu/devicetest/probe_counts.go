@@ -33,15 +33,8 @@ func ProbeCounts(t *testing.T, ref, dev gpu.Device) {
 	for si, sz := range sizes {
 		for ki, keys := range keySets {
 			t.Run(fmt.Sprintf("np%d_nb%d/keys%d", sz.np, sz.nb, ki), func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(uint64(si)+100, uint64(ki)))
-				s := newProbeSides(rng, sz.np, sz.nb, sz.keys)
-				pairs := s.naive(keys, keys, nullsEqual[ki])
-				refCols := s.upload(t, ref)
-				defer ReleaseCols(refCols)
-				devCols := s.upload(t, dev)
-				defer ReleaseCols(devCols)
-				joined := gatherPairs(t, ref, refCols, pairs)
-				defer ReleaseCols(joined)
+				f := newProbeFixture(t, ref, dev, rand.New(rand.NewPCG(uint64(si)+100, uint64(ki))), sz.np, sz.nb, sz.keys, keys, keys, nullsEqual[ki])
+				pairs, devCols, joined := f.pairs, f.devCols, f.joined
 				pis := make([]any, len(pairs))
 				for i, pr := range pairs {
 					pis[i] = pr[0]
