@@ -178,12 +178,9 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 		}
 		return nil, err
 	}
-	// Strings in Arrow layout where the plan allows it, then fused probes
-	// (both decided before EXPLAIN, which shows them).
-	if err := e.exec.ChooseStringLayouts(ctx, root); err != nil {
+	if root, err = e.devicePlan(ctx, root); err != nil {
 		return nil, err
 	}
-	root = physical.FuseProbes(root)
 	p.Names, p.Root = loaded.Names, root
 	p.resultTypes = resultTypes(outTypes)
 	p.Plan = physical.Explain(root, string(e.where()))
@@ -404,6 +401,16 @@ func (e *Engine) planOnDuckDB(ctx context.Context, data []byte, cause error) (*R
 	return res, true, nil
 }
 
+// devicePlan makes the choices of a translated plan that depend on the
+// device and the data, before EXPLAIN shows them: strings in Arrow layout
+// where the plan allows it, then fused probes.
+func (e *Engine) devicePlan(ctx context.Context, root physical.Node) (physical.Node, error) {
+	if err := e.exec.ChooseStringLayouts(ctx, root); err != nil {
+		return nil, err
+	}
+	return physical.FuseProbes(root), nil
+}
+
 // PreparePlan decodes, loads and translates a Substrait plan (binary or
 // JSON) for the device; what the device cannot run is an error.
 func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
@@ -425,10 +432,9 @@ func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := e.exec.ChooseStringLayouts(context.Background(), root); err != nil {
+	if root, err = e.devicePlan(context.Background(), root); err != nil {
 		return nil, err
 	}
-	root = physical.FuseProbes(root)
 	names := loaded.Names
 	if len(names) == 0 {
 		for i := range root.OutputTypes() {
