@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/gpu"
 )
@@ -102,23 +101,14 @@ func (d *Device) downloadStr(c *column) (arrow.Array, error) {
 	if err := d.copyOut(chars, c.chars, what+" characters"); err != nil {
 		return nil, fmt.Errorf("download: %w", err)
 	}
-	var bitmap *memory.Buffer
-	nulls := 0
+	var valid []byte
 	if c.valid != 0 {
-		valid := make([]byte, c.n)
+		valid = make([]byte, c.n)
 		if err := d.copyOut(valid, c.valid, what+" validity"); err != nil {
 			return nil, fmt.Errorf("download: %w", err)
 		}
-		bm := make([]byte, bitutil.BytesForBits(int64(c.n)))
-		for i, v := range valid {
-			if v != 0 {
-				bitutil.SetBit(bm, i)
-			} else {
-				nulls++
-			}
-		}
-		bitmap = memory.NewBufferBytes(bm)
 	}
+	bitmap, nulls := validityBitmap(valid)
 	data := array.NewData(arrow.BinaryTypes.String, c.n,
 		[]*memory.Buffer{bitmap, memory.NewBufferBytes(offs), memory.NewBufferBytes(chars)}, nil, nulls, 0)
 	defer data.Release()

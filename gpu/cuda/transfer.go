@@ -265,22 +265,29 @@ func decode(h *hostColumn) (arrow.Array, error) {
 		return b.NewArray(), nil
 	}
 	// Fixed-width primitives share Arrow's layout: wrap the bytes.
-	var bitmap *memory.Buffer
-	nulls := 0
-	if h.valid != nil {
-		bm := make([]byte, bitutil.BytesForBits(int64(n)))
-		for i := 0; i < n; i++ {
-			if h.valid[i] != 0 {
-				bitutil.SetBit(bm, i)
-			} else {
-				nulls++
-			}
-		}
-		bitmap = memory.NewBufferBytes(bm)
-	}
+	bitmap, nulls := validityBitmap(h.valid)
 	data := array.NewData(gpu.ArrowType(h.t), n, []*memory.Buffer{bitmap, memory.NewBufferBytes(h.data)}, nil, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data), nil
+}
+
+// validityBitmap turns the device's validity bytes (one a row, 0 = null)
+// into an Arrow validity bitmap and its null count; nil and 0 when the
+// column has no validity.
+func validityBitmap(valid []byte) (*memory.Buffer, int) {
+	if valid == nil {
+		return nil, 0
+	}
+	bm := make([]byte, bitutil.BytesForBits(int64(len(valid))))
+	nulls := 0
+	for i, v := range valid {
+		if v != 0 {
+			bitutil.SetBit(bm, i)
+		} else {
+			nulls++
+		}
+	}
+	return memory.NewBufferBytes(bm), nulls
 }
 
 // allocDirect allocates outside the pool (uploaded table columns, which the

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -25,13 +24,10 @@ func decodeDict(h *hostColumn) (arrow.Array, error) {
 	chars := dict.ValueBytes()
 	base := offs[0] // a sliced dictionary's offsets do not start at 0
 	codes := make([]int32, n)
-	var bitmap []byte
-	nulls := 0
 	total := int64(0)
 	for i := range codes {
 		if h.valid != nil && h.valid[i] == 0 {
 			codes[i] = -1
-			nulls++
 			continue
 		}
 		c := int32(binary.LittleEndian.Uint32(h.data[i*4:]))
@@ -44,9 +40,6 @@ func decodeDict(h *hostColumn) (arrow.Array, error) {
 	if total > math.MaxInt32 {
 		return nil, fmt.Errorf("download: %d rows of strings hold %d bytes, more than a utf8 array's 2 GiB", n, total)
 	}
-	if nulls > 0 {
-		bitmap = make([]byte, bitutil.BytesForBits(int64(n)))
-	}
 	outOffs := make([]int32, n+1)
 	outChars := make([]byte, total)
 	pos := int32(0)
@@ -55,16 +48,10 @@ func decodeDict(h *hostColumn) (arrow.Array, error) {
 		if c < 0 {
 			continue
 		}
-		if bitmap != nil {
-			bitutil.SetBit(bitmap, i)
-		}
 		pos += int32(copy(outChars[pos:], chars[offs[c]-base:offs[c+1]-base]))
 	}
 	outOffs[n] = pos
-	var validBuf *memory.Buffer
-	if bitmap != nil {
-		validBuf = memory.NewBufferBytes(bitmap)
-	}
+	validBuf, nulls := validityBitmap(h.valid)
 	data := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{
 		validBuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(outOffs)), memory.NewBufferBytes(outChars),
 	}, nil, nulls, 0)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/rigel-db/rigel/gpu"
@@ -45,5 +46,21 @@ func TestDecodeDict(t *testing.T) {
 	binary.LittleEndian.PutUint32(h.data[0:], 4) // one past the dictionary
 	if _, err := decodeDict(h); err == nil {
 		t.Error("a code past the dictionary decoded without an error")
+	}
+}
+
+func TestValidityBitmap(t *testing.T) {
+	if b, nulls := validityBitmap(nil); b != nil || nulls != 0 {
+		t.Fatalf("no validity: got %v, %d nulls", b, nulls)
+	}
+	valid := []byte{1, 0, 1, 1, 0, 0, 1, 1, 1, 0}
+	b, nulls := validityBitmap(valid)
+	if nulls != 4 {
+		t.Fatalf("%d nulls, want 4", nulls)
+	}
+	for i, v := range valid {
+		if bitutil.BitIsSet(b.Bytes(), i) != (v != 0) {
+			t.Fatalf("row %d: bit %v, validity byte %d", i, bitutil.BitIsSet(b.Bytes(), i), v)
+		}
 	}
 }
