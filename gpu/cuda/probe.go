@@ -58,7 +58,7 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 	return res, nil
 }
 
-// probeSetup checks a probe call's columns against p and
+// probeSetup checks a RunProbe or ProbeCounts call's columns against p and
 // each other and gathers them. Callers hold d.mu.
 func (d *Device) probeSetup(p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) (*probeJoin, error) {
 	pc, err := d.sameLength(probe, "probe column")

@@ -132,3 +132,20 @@ func TestProbeSourceRowIndexes(t *testing.T) {
 // TestProbeGPU compares the CUDA RunProbe with the host reference (run
 // over a nested-loop join) on the battery's random sides and pipelines.
 func TestProbeGPU(t *testing.T) { devicetest.Probe(t, host.New(), openOrSkip(t)) }
+
+// TestNVRTCCompilesProbeCountKernels compiles the count pass as
+// ProbeCounts generates it: a filter and no projections.
+func TestNVRTCCompilesProbeCountKernels(t *testing.T) {
+	skipNoNVRTC(t)
+	for i, p := range devicetest.ProbePipelines()[1:3] {
+		src, err := probeSource(&gpu.Pipeline{Inputs: p.Inputs, Filter: p.Filter, Sink: gpu.SinkMaterialize}, 4)
+		if err != nil {
+			t.Fatalf("condition %d: %v", i, err)
+		}
+		compileClean(t, fmt.Sprint("probe_counts", i), src)
+	}
+}
+
+// TestProbeCountsGPU checks the CUDA ProbeCounts against counts over a
+// nested-loop join (devicetest.ProbeCounts); it skips without a GPU.
+func TestProbeCountsGPU(t *testing.T) { devicetest.ProbeCounts(t, host.New(), openOrSkip(t)) }

@@ -1,0 +1,124 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+var _ gpu.ProbeCounter = (*Device)(nil)
+
+// ProbeCounts counts each probe row's passing pairs (see gpu.ProbeCounter)
+// with the probe kernels' count pass: join.cu builds the table and finds
+// each probe row's first match, then rg_probe_count walks the row's chain
+// and evaluates the condition over both sides' columns in place, writing
+// the count of passing pairs straight into the output column. No pair is
+// listed and no column gathered. Without a condition every pair passes and
+// the count is the chain length, so a constant-true filter stands in.
+func (d *Device) ProbeCounts(ctx context.Context, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) (gpu.Column, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := gpu.CheckProbeCountsShape(p, probe, build, probeKeys, buildKeys, nullsEqual); err != nil {
+		return nil, err
+	}
+	if p.Filter == nil {
+		cp := *p
+		cp.Filter = gpu.Const(gpu.Type{Kind: gpu.Bool}, gpu.Value{I64: 1})
+		p = &cp
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("probe counts: CUDA device is closed")
+	}
+	j, err := d.probeSetup(p, probe, build, probeKeys, buildKeys, nullsEqual)
+	if err != nil {
+		return nil, fmt.Errorf("probe counts %s: %w", p, err)
+	}
+	out, err := d.probeCounts(ctx, p, j)
+	if err != nil {
+		return nil, fmt.Errorf("probe counts %s: %w", p, err)
+	}
+	return out, nil
+}
+
+func (d *Device) probeCounts(ctx context.Context, p *gpu.Pipeline, j *probeJoin) (out *column, err error) {
+	out, err = d.newOutput(gpu.JoinIndexType, j.np, nil, fmt.Sprintf("probe row match counts (%d rows)", j.np))
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			d.freeColumn(out)
+			out = nil
+		}
+	}()
+	if j.np == 0 {
+		return out, nil
+	}
+	if j.nb == 0 {
+		return out, d.cx.memset(out.data, 0, int64(j.np)*4, d.stream)
+	}
+	src, err := d.memoSource(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
+	if err != nil {
+		return nil, err
+	}
+	S := sinkWord(p)
+	if words := S + pbOut; words > maxArgWords {
+		return nil, fmt.Errorf("%d kernel argument words (at most %d): %w", words, maxArgWords, gpu.ErrUnsupported)
+	}
+	st, err := buildStrTables(p, j.cols)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkDictMixing(p, j.cols); err != nil {
+		return nil, err
+	}
+	mod, err := d.moduleFor(src, "rigel_probe.cu")
+	if err != nil {
+		return nil, err
+	}
+	args := make([]uint64, S, S+pbOut)
+	args[0], args[1] = uint64(j.np), d.status
+	for i, c := range j.cols {
+		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
+	}
+	block, err := d.uploadStrTables(p, st, args)
+	if err != nil {
+		return nil, err
+	}
+	if block != 0 {
+		defer d.pool.put(block) // stream order: later users wait for the kernels
+	}
+	jmod, err := d.joinModule()
+	if err != nil {
+		return nil, err
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	check := raisesFlags(src)
+	if check {
+		if err := d.resetStatus(); err != nil {
+			return nil, err
+		}
+	}
+	jargs := d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
+	ntiles, err := d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp)
+	if err != nil {
+		return nil, err
+	}
+	// rg_probe_count's per-row counts are the output; its tile counts go
+	// to rg_join_count's buffer, which nothing reads afterwards.
+	args = append(args, jargs[jaRep], jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), out.data)
+	if err := d.timedLaunch(mod, "rg_probe_count", d.gridFor(ntiles, 1), joinThreads, 0, args); err != nil {
+		return nil, err
+	}
+	if check {
+		if _, err := d.checkStatus(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
