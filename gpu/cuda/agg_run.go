@@ -165,11 +165,15 @@ func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []
 		return nil, nil, err
 	}
 	if n > 0 {
-		grid := d.gridFor(int64(n), blockThreads)
-		if ap.strat == stratDomain {
+		grid := d.gridFor(int64(n), ap.threads())
+		switch {
+		case ap.shared != nil:
+			// One wave: every block flushes its partials once.
+			grid = min(grid, d.sms*ap.shared.blocksPerSM())
+		case ap.strat == stratDomain:
 			grid = min(grid, d.sms*4)
 		}
-		if err := d.timedLaunch(mod, "rg_agg", grid, blockThreads, 0, a); err != nil {
+		if err := d.timedLaunch(mod, "rg_agg", grid, ap.threads(), 0, a); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -57,6 +57,18 @@ type aggPlan struct {
 	// follow the aggregate's own Args words.
 	probe     int
 	probeArgs []uint64
+	// shared, for stratDomain, keeps each thread's per-group partials in
+	// shared memory instead of registers (codegen_agg_shared.go); nil
+	// when they stay in registers.
+	shared *sharedPartials
+}
+
+// threads is the aggregate kernel's block size.
+func (ap *aggPlan) threads() int {
+	if ap.shared != nil {
+		return sharedAggThreads
+	}
+	return blockThreads
 }
 
 // planAggregate validates an aggregate pipeline and chooses its strategy.
@@ -156,11 +168,14 @@ func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {
 			break
 		}
 	}
-	if ap.strat == stratDomain && groups*ap.regsPerGroup() > maxDomainRegs && len(p.Keys) > 0 {
-		ap.strat = stratHash
-	}
 	if ap.strat == stratDomain {
 		ap.groups = groups
+		ap.shared = chooseSharedPartials(ap)
+		if ap.shared == nil && groups*ap.regsPerGroup() > maxDomainRegs && len(p.Keys) > 0 {
+			ap.strat = stratHash
+		}
+	}
+	if ap.strat == stratDomain {
 		s := 1
 		ap.strides = make([]int, len(ap.domains))
 		for i := len(ap.domains) - 1; i >= 0; i-- {
@@ -208,22 +223,8 @@ func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {
 // (its keys and arguments): their value and null expressions, by index.
 func aggInputs(g *exprGen, ap *aggPlan) (pv, pn []string, err error) {
 	p := ap.p
-	used := map[int]bool{}
-	for _, k := range p.Keys {
-		used[k] = true
-	}
-	for _, l := range ap.aggs {
-		if l.a.Kind != gpu.AggCountStar {
-			used[l.a.Arg] = true
-		}
-	}
-	var needed []*gpu.Expr
-	for j, e := range p.Project {
-		if used[j] {
-			needed = append(needed, e)
-		}
-	}
-	loadAll(g, needed...)
+	used := aggUsed(ap)
+	loadAll(g, aggInputExprs(ap)...)
 	pv = make([]string, len(p.Project))
 	pn = make([]string, len(p.Project))
 	for j, e := range p.Project {
@@ -235,6 +236,33 @@ func aggInputs(g *exprGen, ap *aggPlan) (pv, pn []string, err error) {
 		}
 	}
 	return pv, pn, nil
+}
+
+// aggUsed is the set of projections the aggregate reads: its keys and
+// arguments.
+func aggUsed(ap *aggPlan) map[int]bool {
+	used := map[int]bool{}
+	for _, k := range ap.p.Keys {
+		used[k] = true
+	}
+	for _, l := range ap.aggs {
+		if l.a.Kind != gpu.AggCountStar {
+			used[l.a.Arg] = true
+		}
+	}
+	return used
+}
+
+// aggInputExprs lists the projections the aggregate reads.
+func aggInputExprs(ap *aggPlan) []*gpu.Expr {
+	used := aggUsed(ap)
+	var needed []*gpu.Expr
+	for j, e := range ap.p.Project {
+		if used[j] {
+			needed = append(needed, e)
+		}
+	}
+	return needed
 }
 
 // regsPerGroup estimates the 32-bit registers of one group's partials.
@@ -300,11 +328,17 @@ func aggregateSource(ap *aggPlan) (string, error) {
 	}
 	b.WriteString("  }\n}\n")
 
-	fmt.Fprintf(&b, "\nextern \"C\" __global__ void __launch_bounds__(%d, %d) rg_agg(const Args A) {\n", blockThreads, aggMinBlocks)
+	minBlocks := aggMinBlocks
+	if ap.shared != nil {
+		minBlocks = ap.shared.blocksPerSM()
+	}
+	fmt.Fprintf(&b, "\nextern \"C\" __global__ void __launch_bounds__(%d, %d) rg_agg(const Args A) {\n", ap.threads(), minBlocks)
 	b.WriteString("  const long long n = (long long)A.a[0];\n \n")
 	fmt.Fprintf(&b, "  uint64_t *T = (uint64_t *)A.a[%d];\n", S)
 	G := ap.groups
-	if ap.strat == stratDomain {
+	if ap.shared != nil {
+		ap.shared.declare(&b, ap)
+	} else if ap.strat == stratDomain {
 		for g := 0; g < G; g++ {
 			fmt.Fprintf(&b, "  uint32_t cnt%d = 0;\n", g)
 			for j, l := range ap.aggs {
@@ -334,6 +368,9 @@ func aggregateSource(ap *aggPlan) (string, error) {
 			return "", err
 		}
 	}
+	if aggHoistLoads {
+		loadAll(g, append([]*gpu.Expr{p.Filter}, aggInputExprs(ap)...)...)
+	}
 	if err := rowFilter(g); err != nil {
 		return "", err
 	}
@@ -352,13 +389,17 @@ func aggregateSource(ap *aggPlan) (string, error) {
 		terms = append(terms, fmt.Sprintf("%s * %d", code, ap.strides[ki]))
 	}
 	g.line("const int gid = %s;", strings.Join(terms, " + "))
-	for gi := 0; gi < G; gi++ {
-		g.line("if (gid == %d) {", gi)
-		g.line("  cnt%d++;", gi)
-		for j, l := range ap.aggs {
-			updatePartial(g, gi, j, l, pv, pn)
+	if ap.shared != nil {
+		ap.shared.update(g, ap, pv, pn)
+	} else {
+		for gi := 0; gi < G; gi++ {
+			g.line("if (gid == %d) {", gi)
+			g.line("  cnt%d++;", gi)
+			for j, l := range ap.aggs {
+				updatePartial(g, fmt.Sprint(gi), partialName(gi, j), nnName(gi, j, l), l, pv, pn)
+			}
+			g.line("}")
 		}
-		g.line("}")
 	}
 	g.indent = g.indent[:len(g.indent)-2]
 	g.line("}")
@@ -368,6 +409,10 @@ func aggregateSource(ap *aggPlan) (string, error) {
 	b.WriteString("  }\n")
 	b.WriteString("  const int lane = threadIdx.x & 31;\n")
 	for gi := 0; gi < G; gi++ {
+		if ap.shared != nil {
+			ap.shared.flushGroup(&b, gi, ap)
+			continue
+		}
 		flushGroup(&b, gi, ap)
 	}
 	b.WriteString("}\n")
@@ -389,45 +434,50 @@ func declPartial(b *strings.Builder, g, j int, l aggLayout) {
 	if l.arg.Nullable {
 		fmt.Fprintf(b, "  uint32_t %s = 0;\n", nnName(g, j, l))
 	}
-	name := partialName(g, j)
-	isMax := l.a.Kind == gpu.AggMax
-	switch {
-	case l.a.Kind == gpu.AggCount:
-	case l.a.Kind == gpu.AggSum && l.arg.Kind.IsFloat():
-		fmt.Fprintf(b, "  double %s = 0;\n", name)
-	case l.a.Kind == gpu.AggSum:
-		fmt.Fprintf(b, "  long long %s = 0;\n", name)
-	case l.arg.Kind == gpu.Decimal128:
-		if isMax {
-			fmt.Fprintf(b, "  i128 %s = I128(0x8000000000000000ull, 0);\n", name)
-		} else {
-			fmt.Fprintf(b, "  i128 %s = I128(0x7fffffffffffffffull, ~0ull);\n", name)
-		}
-	case l.arg.Kind.IsFloat():
-		if isMax {
-			fmt.Fprintf(b, "  uint64_t %s = 0;\n", name)
-		} else {
-			fmt.Fprintf(b, "  uint64_t %s = ~0ull;\n", name)
-		}
-	default:
-		if isMax {
-			fmt.Fprintf(b, "  long long %s = (-9223372036854775807LL - 1);\n", name)
-		} else {
-			fmt.Fprintf(b, "  long long %s = 9223372036854775807LL;\n", name)
-		}
+	if ct, init := partialType(l); ct != "" {
+		fmt.Fprintf(b, "  %s %s = %s;\n", ct, partialName(g, j), init)
 	}
 }
 
-// updatePartial adds one row to group g's partial of aggregate j.
-func updatePartial(g *exprGen, gi, j int, l aggLayout, pv, pn []string) {
+// partialType is the C type and initial value of aggregate l's per-thread
+// partial; "" for count and count(*), which keep only counts.
+func partialType(l aggLayout) (ctype, init string) {
+	isMax := l.a.Kind == gpu.AggMax
+	switch {
+	case l.a.Kind == gpu.AggCount || l.a.Kind == gpu.AggCountStar:
+		return "", ""
+	case l.a.Kind == gpu.AggSum && l.arg.Kind.IsFloat():
+		return "double", "0"
+	case l.a.Kind == gpu.AggSum:
+		return "long long", "0"
+	case l.arg.Kind == gpu.Decimal128:
+		if isMax {
+			return "i128", "I128(0x8000000000000000ull, 0)"
+		}
+		return "i128", "I128(0x7fffffffffffffffull, ~0ull)"
+	case l.arg.Kind.IsFloat():
+		if isMax {
+			return "uint64_t", "0"
+		}
+		return "uint64_t", "~0ull"
+	default:
+		if isMax {
+			return "long long", "(-9223372036854775807LL - 1)"
+		}
+		return "long long", "9223372036854775807LL"
+	}
+}
+
+// updatePartial adds one row to the partial `name` of aggregate l (its
+// non-null count `nn`) of group `group` (a number or an expression).
+func updatePartial(g *exprGen, group, name, nn string, l aggLayout, pv, pn []string) {
 	if l.a.Kind == gpu.AggCountStar {
 		return
 	}
 	v, n := pv[l.a.Arg], pn[l.a.Arg]
-	name := partialName(gi, j)
 	g.line("  if (!%s) {", n)
 	if l.arg.Nullable {
-		g.line("    %s++;", nnName(gi, j, l))
+		g.line("    %s++;", nn)
 	}
 	isMax := l.a.Kind == gpu.AggMax
 	switch {
@@ -437,7 +487,7 @@ func updatePartial(g *exprGen, gi, j int, l aggLayout, pv, pn []string) {
 	case l.a.Kind == gpu.AggSum:
 		// An int64 partial is exact until an add overflows; then the
 		// partial goes to the table's 192-bit accumulator and restarts.
-		acc := fmt.Sprintf("&T[%d * W + %d]", gi, l.val)
+		acc := fmt.Sprintf("&T[(%s) * W + %d]", group, l.val)
 		if l.arg.Kind == gpu.Decimal128 {
 			g.line("    const i128 x = (i128)%s; const long long xl = (long long)x;", v)
 			g.line("    if ((i128)xl != x) rg_atomic_add192(%s, x); else {", acc)
@@ -538,3 +588,12 @@ func packKey(g *exprGen, ap *aggPlan, ki int, t gpu.Type, v, n string) {
 // it caps registers (65536 / (256 * 2) = 128) so that per-group partials
 // do not leave one block per SM, too few warps to hide memory latency.
 var aggMinBlocks = 1
+
+// aggSharedPartials lets domain aggregates keep partials in shared memory
+// (codegen_agg_shared.go); the benchmark turns it off to compare.
+var aggSharedPartials = true
+
+// aggHoistLoads makes domain aggregates load their inputs before the
+// filter (one memory round trip instead of two, at the cost of reading
+// rows the filter drops); an experiment of the benchmark, off.
+var aggHoistLoads = false

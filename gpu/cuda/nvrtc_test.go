@@ -71,6 +71,54 @@ func TestNVRTCCompilesKernels(t *testing.T) {
 		}
 		compileClean(t, s.name, src)
 	}
+	// Domain aggregates with their partials in registers, where the
+	// samples would keep them in shared memory.
+	defer func(saved bool) { aggSharedPartials = saved }(aggSharedPartials)
+	aggSharedPartials = false
+	for _, s := range samplePipelines() {
+		if ap, err := planAggregate(s.p, s.dictLen); err != nil || ap.strat != stratDomain || ap.groups < 2 {
+			continue
+		}
+		src, err := pipelineSource(s.p, s.dictLen)
+		if err != nil {
+			t.Errorf("%s (partials in registers): generate: %v", s.name, err)
+			continue
+		}
+		compileClean(t, s.name+"-registers", src)
+	}
+}
+
+// TestSharedPartialsChoice pins where domain aggregates keep partials:
+// Q1's six groups in shared memory, one group in registers, and a
+// decimal128 min/max (a 128-bit partial) in registers.
+func TestSharedPartialsChoice(t *testing.T) {
+	q1, err := planAggregate(q1Pipeline(10471), []int{0, 3, 2, 0, 0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := q1.shared
+	if q1.strat != stratDomain || sp == nil {
+		t.Fatalf("Q1: strategy %d, shared %v; want the domain strategy with shared partials", q1.strat, sp)
+	}
+	// 6 groups x (one count + 5 sums of 8 bytes) x 128 threads.
+	if sp.groups != 6 || sp.countSlots != 1 || sp.wordSlots != 5 || sp.blockBytes() != 6*44*128 {
+		t.Errorf("Q1 table: %d groups, %d counts, %d words, %d bytes", sp.groups, sp.countSlots, sp.wordSlots, sp.blockBytes())
+	}
+	if got := sp.blocksPerSM(); got != 6 {
+		t.Errorf("Q1: %d blocks per SM, want 6", got)
+	}
+	one := q1Pipeline(10471)
+	one.Keys = nil
+	if ap, err := planAggregate(one, nil); err != nil || ap.shared != nil {
+		t.Errorf("one group: shared %v, err %v; want registers", ap.shared, err)
+	}
+	wide := q1Pipeline(10471)
+	wide.Project = append(wide.Project, gpu.Col(3, dec128(38, 2)))
+	wide.Inputs[3] = dec128(38, 2)
+	wide.Aggs = append(wide.Aggs, gpu.Agg{Kind: gpu.AggMax, Arg: len(wide.Project) - 1, Type: dec128(38, 2)})
+	if ap, err := planAggregate(wide, []int{0, 3, 2, 0, 0, 0, 0}); err != nil || ap.shared != nil {
+		t.Errorf("decimal128 max: shared %v, err %v; want registers", ap.shared, err)
+	}
 }
 
 // TestCodegenRejects checks clear errors for shapes the device cannot run.
