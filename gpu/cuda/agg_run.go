@@ -160,7 +160,7 @@ func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []
 		return nil, nil, err
 	}
 	a := append(append([]uint64(nil), args...), table, uint64(nslots), keys, fill, uint64(capacity), uint64(capacity)*7/10, states)
-	a = append(a, ap.probeArgs...) // a probe's rep and next (codegen_probe_agg.go)
+	a = append(a, ap.probeArgs...) // a probe's rep, next and multi (codegen_probe_agg.go)
 	if err := d.timedLaunch(mod, "rg_agg_init", d.gridFor(int64(nslots), blockThreads), blockThreads, 0, a); err != nil {
 		return nil, nil, err
 	}

@@ -53,7 +53,7 @@ type aggPlan struct {
 	// probe, when > 0, makes the kernel aggregate the pairs of an inner
 	// join (RunProbe, codegen_probe_agg.go): the first probe inputs are
 	// the probe side's, read at probe row i, the rest the build side's,
-	// read at the build row bj of i's hash chain. probeArgs (rep, next)
+	// read at the build row bj of i's hash chain. probeArgs (rep, next, multi)
 	// follow the aggregate's own Args words.
 	probe     int
 	probeArgs []uint64
@@ -362,7 +362,7 @@ func aggregateSource(ap *aggPlan) (string, error) {
 	g := newExprGen(p, &b, "    ")
 	if ap.probe > 0 {
 		// One pass of the body per pair of probe row i.
-		fmt.Fprintf(&b, "    for (int32_t bj = ((const int32_t *)A.a[%d])[i]; bj >= 0; bj = ((const int32_t *)A.a[%d])[bj]) {\n", S+probeRepWord, S+probeNextWord)
+		fmt.Fprintf(&b, "    for (int32_t bj = ((const int32_t *)A.a[%d])[i]; bj >= 0; bj = %s) {\n", S+probeRepWord, probeNextStep(S))
 		g.indent = "      "
 		if err := probePreload(g, ap); err != nil {
 			return "", err

@@ -192,7 +192,7 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	b.WriteString("    innerRuns += __popc(__ballot_sync(FULL, tail && seg > 0)); innerHits += __popc(__ballot_sync(FULL, tail && seg > 0 && !inserted));\n")
 	scanned := "iters * 32ull"
 	if ap.probe > 0 {
-		fmt.Fprintf(b, "    if (bj >= 0) bj = ((const int32_t *)A.a[%d])[bj];\n    }\n", sinkWord(p)+probeNextWord)
+		fmt.Fprintf(b, "    if (bj >= 0) bj = %s;\n    }\n", probeNextStep(sinkWord(p)))
 		scanned = "iters"
 	}
 	b.WriteString("  }\n")

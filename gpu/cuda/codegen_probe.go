@@ -31,7 +31,9 @@ import (
 //
 // Args: np, status, inputs (probe columns then build columns, 2 words
 // each), string tables, then from S = sinkWord(p): rep, next, clen,
-// counts|offsets, ntiles, pcnt, then 2 words (data, valid) per output.
+// counts|offsets, ntiles, pcnt, multi, then 2 words (data, valid) per
+// output. multi is join.cu's flag word: 0 when every chain is one row
+// long, and the kernels then read neither clen nor next.
 const (
 	pbRep = iota
 	pbNext
@@ -39,6 +41,7 @@ const (
 	pbCounts
 	pbNTiles
 	pbPcnt
+	pbMulti
 	pbOut
 )
 
@@ -163,6 +166,7 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 		b.WriteString("  const long long n = (long long)A.a[0];\n")
 		fmt.Fprintf(&b, "  const int32_t *rep = (const int32_t *)A.a[%d];\n", S+pbRep)
 		fmt.Fprintf(&b, "  const int32_t *next = (const int32_t *)A.a[%d];\n", S+pbNext)
+		fmt.Fprintf(&b, "  const bool unique = *(const uint32_t *)A.a[%d] == 0;\n", S+pbMulti)
 		if p.Filter != nil {
 			fmt.Fprintf(&b, "  uint32_t *pcnt = (uint32_t *)A.a[%d];\n", S+pbPcnt)
 		}
@@ -183,7 +187,7 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 		if err := loadAllAt(g, pc, "i"); err != nil {
 			return "", err
 		}
-		b.WriteString("          for (int32_t bj = rr; bj >= 0; bj = next[bj]) {\n")
+		b.WriteString("          for (int32_t bj = rr; bj >= 0; bj = unique ? -1 : next[bj]) {\n")
 		g.indent = "            "
 		if err := probeFilter(g, np); err != nil {
 			return "", err
@@ -202,7 +206,7 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 	if p.Filter != nil {
 		b.WriteString("        if (rr >= 0) cnt = pcnt[i];\n")
 	} else {
-		fmt.Fprintf(&b, "        if (rr >= 0) cnt = ((const uint32_t *)A.a[%d])[rr];\n", S+pbClen)
+		fmt.Fprintf(&b, "        if (rr >= 0) cnt = unique ? 1 : ((const uint32_t *)A.a[%d])[rr];\n", S+pbClen)
 	}
 	b.WriteString("      }\n      uint64_t total;\n      unsigned long long pos = base + rg_pb_block_scan(cnt, &total, sh);\n")
 	b.WriteString("      if (cnt > 0) {\n")
@@ -212,7 +216,7 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 	if err := loadAllAt(g, pc, "i"); err != nil {
 		return "", err
 	}
-	b.WriteString("        for (int32_t bj = rr; bj >= 0; bj = next[bj]) {\n")
+	b.WriteString("        for (int32_t bj = rr; bj >= 0; bj = unique ? -1 : next[bj]) {\n")
 	g.indent = "          "
 	if err := probeFilter(g, np); err != nil {
 		return "", err

@@ -10,13 +10,21 @@ import (
 // its row loop turned into a loop over the pairs of an inner join: probe
 // row i, then each build row bj of i's hash chain (join.cu's rep[] and
 // next[]). The per-row body is the same generated code; its columns are
-// loaded at i or bj by probePreload. The kernel's Args are Run's, plus rep
-// and next after the aggregate's seven words (aggregateOnce appends
-// aggPlan.probeArgs).
+// loaded at i or bj by probePreload. The kernel's Args are Run's, plus rep,
+// next and join.cu's multi flag after the aggregate's seven words
+// (aggregateOnce appends aggPlan.probeArgs).
 const (
-	probeRepWord  = 7 // from sinkWord: int32 rep[np], -1 for no match
-	probeNextWord = 8 // int32 next[nb], -1 ends a chain
+	probeRepWord   = 7 // from sinkWord: int32 rep[np], -1 for no match
+	probeNextWord  = 8 // int32 next[nb], -1 ends a chain
+	probeMultiWord = 9 // uint32, 0 when every chain is one row: next is not read
 )
+
+// probeNextStep is the chain step from build row bj: none when every key
+// has one build row (no pair is made then with n == 0, so the flag is only
+// read when its word is set).
+func probeNextStep(S int) string {
+	return fmt.Sprintf("(A.a[%d] != 0 && *(const uint32_t *)A.a[%d] == 0 ? -1 : ((const int32_t *)A.a[%d])[bj])", S+probeMultiWord, S+probeMultiWord, S+probeNextWord)
+}
 
 // probePreload loads, at the current scope, every column the filter and
 // the aggregate's keys and arguments read: probe columns at i, build

@@ -20,7 +20,7 @@ var joinSrc string
 // Args words of the join kernels (the JA_* constants of join.cu).
 const (
 	jaN, jaStatus, jaNKeys, jaSlots, jaMask, jaNext, jaClen, jaRep = 0, 1, 2, 3, 4, 5, 6, 7
-	jaCounts, jaNTiles, jaOffsets, jaOutP, jaOutB, jaKeys          = 8, 9, 10, 11, 12, 16
+	jaCounts, jaNTiles, jaOffsets, jaOutP, jaOutB, jaMulti, jaKeys = 8, 9, 10, 11, 12, 13, 16
 	jkWords                                                        = 5
 	// joinMaxKeys is JK_MAX of join.cu (its shared-memory descriptor table).
 	joinMaxKeys = 32
@@ -241,11 +241,17 @@ func (d *Device) joinTable(ctx context.Context, mod *module, args []uint64, nb, 
 	if err != nil {
 		return 0, err
 	}
-	if err := firstErr(d.cx.memset(slots, 0xff, capacity*8, d.stream),
-		d.cx.memset(next, 0xff, int64(nb)*4, d.stream),
-		d.cx.memset(clen, 0, int64(nb)*4, d.stream)); err != nil {
+	multi, err := tmp.get(8, "join duplicate-key flag")
+	if err != nil {
 		return 0, err
 	}
+	if err := firstErr(d.cx.memset(slots, 0xff, capacity*8, d.stream),
+		d.cx.memset(next, 0xff, int64(nb)*4, d.stream),
+		d.cx.memset(clen, 0, int64(nb)*4, d.stream),
+		d.cx.memset(multi, 0, 8, d.stream)); err != nil {
+		return 0, err
+	}
+	args[jaMulti] = multi
 	args[jaSlots], args[jaMask], args[jaNext], args[jaClen] = slots, uint64(capacity-1), next, clen
 	args[jaRep], args[jaCounts], args[jaNTiles], args[jaOffsets] = rep, counts, uint64(ntiles), offsets
 	args[jaN] = uint64(nb)

@@ -180,7 +180,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 	if err != nil {
 		return nil, err
 	}
-	args = append(args, jargs[jaRep], jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), 0)
+	args = append(args, jargs[jaRep], jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), 0, jargs[jaMulti])
 	grid := d.gridFor(ntiles, 1)
 	if p.Filter != nil {
 		// rg_probe_count replaces rg_join_count's tile counts (every
@@ -239,7 +239,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	}
 	ap.probe = j.nprobe
 	S := sinkWord(p)
-	if words := S + probeNextWord + 1; words > maxArgWords {
+	if words := S + probeMultiWord + 1; words > maxArgWords {
 		return nil, fmt.Errorf("%d kernel argument words (at most %d): %w", words, maxArgWords, gpu.ErrUnsupported)
 	}
 	st, err := buildStrTables(p, j.cols)
@@ -280,7 +280,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	// With no pair the kernels aggregate no rows (an aggregate without
 	// keys still gives its one row).
 	n, pairs := 0, 0
-	ap.probeArgs = []uint64{0, 0}
+	ap.probeArgs = []uint64{0, 0, 0}
 	if j.np > 0 && j.nb > 0 {
 		jmod, err := d.joinModule()
 		if err != nil {
@@ -296,7 +296,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 		}
 		if pairs > 0 {
 			n = j.np
-			ap.probeArgs = []uint64{jargs[jaRep], jargs[jaNext]}
+			ap.probeArgs = []uint64{jargs[jaRep], jargs[jaNext], jargs[jaMulti]}
 		}
 	}
 	args[0] = uint64(n)

@@ -8,7 +8,10 @@
 // (its first inserted row, the "representative"); further rows with that
 // key are chained behind it through next[] and counted in clen[rep], so
 // inserting many duplicates costs one atomic each instead of a walk along
-// an ever longer run of equal slots.
+// an ever longer run of equal slots. When no key has a second row (a
+// primary key, TPC-H's usual build side) rg_join_build leaves the multi
+// word 0, and the probes read neither clen[] nor next[]: every chain is
+// its representative alone, and those are random reads saved per match.
 //
 // Every kernel takes one Args block; the join kernels share this layout:
 #define JA_N 0        // rows of the side the kernel walks
@@ -24,6 +27,7 @@
 #define JA_OFFSETS 10 // uint64 offsets[ntiles + 1] (exclusive scan of counts)
 #define JA_OUTP 11    // int32 probe row per output pair
 #define JA_OUTB 12    // int32 build row per output pair
+#define JA_MULTI 13   // uint32 set by rg_join_build when a key has several build rows
 #define JA_KEYS 16    // JK_WORDS words per key column:
 #define JK_WORDS 5    //   build data, build validity, probe data, probe validity, code
 #define JK_MAX 32     // key columns a join takes (the host side checks)
@@ -206,6 +210,7 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_build(const Arg
             }
             const uint32_t rep = (uint32_t)s;
             if ((s >> 32) == tag && rg_jn_equal(kd, nk, 0, rep, 0, r)) {
+                *(uint32_t *)A.a[JA_MULTI] = 1; // every writer writes 1
                 next[r] = atomicExch(&next[rep], (int32_t)r);
                 atomicAdd(&clen[rep], 1u);
                 break;
@@ -239,6 +244,7 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_count(const Arg
     const uint32_t *clen = (const uint32_t *)A.a[JA_CLEN];
     int32_t *rep = (int32_t *)A.a[JA_REP];
     uint64_t *counts = (uint64_t *)A.a[JA_COUNTS];
+    const bool unique = *(const uint32_t *)A.a[JA_MULTI] == 0;
     for (uint64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         uint64_t sum = 0;
         for (int j = 0; j < JN_ITEMS; j++) {
@@ -246,7 +252,7 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_count(const Arg
             if (p >= np) break;
             const int32_t r = rg_jn_find(A, kd, nk, p);
             rep[p] = r;
-            if (r >= 0) sum += clen[r];
+            if (r >= 0) sum += unique ? 1 : clen[r];
         }
         uint64_t total;
         rg_jn_block_scan(sum, &total, sh);
@@ -265,6 +271,7 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_write(const Arg
     const uint64_t *offsets = (const uint64_t *)A.a[JA_OFFSETS];
     int32_t *outP = (int32_t *)A.a[JA_OUTP];
     int32_t *outB = (int32_t *)A.a[JA_OUTB];
+    const bool unique = *(const uint32_t *)A.a[JA_MULTI] == 0;
     for (uint64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         uint64_t base = offsets[tile];
         for (int j = 0; j < JN_ITEMS; j++) {
@@ -273,7 +280,7 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_write(const Arg
             uint64_t c = 0;
             if (p < np) {
                 r = rep[p];
-                if (r >= 0) c = clen[r];
+                if (r >= 0) c = unique ? 1 : clen[r];
             }
             uint64_t total;
             const uint64_t o = base + rg_jn_block_scan(c, &total, sh);
