@@ -91,10 +91,11 @@ func runRows(t *testing.T, dev gpu.Device, root Node) []string {
 
 // A fused plan gives the rows of the unfused one, on a device with
 // RunProbe, one without, and one that refuses it; with the build side
-// chosen as the plan says and swapped (a right side 32 times larger).
+// chosen as the plan says and swapped (RunProbe builds on the smaller side,
+// the composed Join on a right side 32 times larger).
 func TestProbePipelineEqualsJoinThenPipeline(t *testing.T) {
 	h := host.New()
-	for _, sz := range [][2]int{{40, 30}, {5, 5*swapBuildRatio + 20}, {5*swapBuildRatio + 20, 5}, {0, 10}, {10, 0}} {
+	for _, sz := range [][2]int{{40, 30}, {30, 40}, {5, 5*swapBuildRatio + 20}, {5*swapBuildRatio + 20, 5}, {0, 10}, {10, 0}} {
 		for _, agg := range []bool{false, true} {
 			for _, ne := range []bool{false, true} {
 				name := fmt.Sprintf("%dx%d/agg=%v/nullsEqual=%v", sz[0], sz[1], agg, ne)

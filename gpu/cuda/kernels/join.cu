@@ -134,9 +134,14 @@ __device__ __forceinline__ uint64_t rg_jn_mix(uint64_t h, uint64_t v) {
 
 // rg_jn_hash hashes all key columns of one row of side (0 build, 1 probe)
 // together. It returns false when a null key makes the row match nothing.
-__device__ __forceinline__ bool rg_jn_hash(const uint64_t *kd, int nk, int side, uint64_t row, uint64_t &hash) {
+// ONE: the join has one key column (nk is 1), so the loop is gone and the
+// callers that look several rows up in a row issue their key loads
+// together (rg_join_count) rather than one round trip at a time.
+template <bool ONE>
+__device__ __forceinline__ bool rg_jn_hash_t(const uint64_t *kd, int nk, int side, uint64_t row, uint64_t &hash) {
     uint64_t h = 0x243f6a8885a308d3ull;
-    for (int k = 0; k < nk; k++) {
+    const int n = ONE ? 1 : nk;
+    for (int k = 0; k < n; k++) {
         const uint64_t *K = kd + k * JK_WORDS;
         const uint8_t *valid = (const uint8_t *)K[2 * side + 1];
         const uint32_t code = (uint32_t)K[4];
@@ -159,6 +164,10 @@ __device__ __forceinline__ bool rg_jn_hash(const uint64_t *kd, int nk, int side,
     h ^= h >> 33;
     hash = h;
     return true;
+}
+
+__device__ __forceinline__ bool rg_jn_hash(const uint64_t *kd, int nk, int side, uint64_t row, uint64_t &hash) {
+    return rg_jn_hash_t<false>(kd, nk, side, row, hash);
 }
 
 // rg_jn_equal compares row ra of side sa with row rb of side sb on every
@@ -220,16 +229,56 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_build(const Arg
     }
 }
 
-// rg_jn_find returns the representative build row matching probe row p, or -1.
-__device__ __forceinline__ int32_t rg_jn_find(const Args &A, const uint64_t *kd, int nk, uint64_t p) {
-    uint64_t h;
-    if (!rg_jn_hash(kd, nk, 1, p, h)) return -1;
+// rg_jn_resolve finishes the lookup of probe row p, of hash h, whose home
+// slot held s: the representative build row matching it, or -1.
+__device__ __forceinline__ int32_t rg_jn_resolve(const Args &A, const uint64_t *kd, int nk, uint64_t p, uint64_t h, unsigned long long s) {
     const unsigned long long *slots = (const unsigned long long *)A.a[JA_SLOTS];
     const uint64_t mask = A.a[JA_MASK], tag = h >> 32;
-    for (uint64_t pos = h & mask;; pos = (pos + 1) & mask) {
-        const unsigned long long s = slots[pos];
+    for (uint64_t pos = h & mask;;) {
         if (s == JN_EMPTY) return -1;
         if ((s >> 32) == tag && rg_jn_equal(kd, nk, 0, (uint32_t)s, 1, p)) return (int32_t)(uint32_t)s;
+        pos = (pos + 1) & mask;
+        s = slots[pos];
+    }
+}
+
+// rg_jn_count_tiles is rg_join_count's loop. Each thread looks its
+// JN_ITEMS rows of a tile up in three batches: all keys and hashes, all
+// home slots, then the rest of each lookup, so that up to JN_ITEMS loads
+// of each kind are in flight at once instead of one dependent chain after
+// another.
+template <bool ONE>
+__device__ __forceinline__ void rg_jn_count_tiles(const Args &A, const uint64_t *kd, int nk, uint64_t *sh) {
+    const uint64_t np = A.a[JA_N], ntiles = A.a[JA_NTILES], mask = A.a[JA_MASK];
+    const unsigned long long *slots = (const unsigned long long *)A.a[JA_SLOTS];
+    const uint32_t *clen = (const uint32_t *)A.a[JA_CLEN];
+    int32_t *rep = (int32_t *)A.a[JA_REP];
+    uint64_t *counts = (uint64_t *)A.a[JA_COUNTS];
+    const bool unique = *(const uint32_t *)A.a[JA_MULTI] == 0;
+    for (uint64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        const uint64_t p0 = tile * JN_TILE + threadIdx.x;
+        uint64_t h[JN_ITEMS];
+        bool ok[JN_ITEMS];
+#pragma unroll
+        for (int j = 0; j < JN_ITEMS; j++) {
+            const uint64_t p = p0 + (uint64_t)j * JN_THREADS;
+            ok[j] = p < np && rg_jn_hash_t<ONE>(kd, nk, 1, p, h[j]);
+        }
+        unsigned long long s[JN_ITEMS];
+#pragma unroll
+        for (int j = 0; j < JN_ITEMS; j++) s[j] = ok[j] ? slots[h[j] & mask] : JN_EMPTY;
+        uint64_t sum = 0;
+#pragma unroll
+        for (int j = 0; j < JN_ITEMS; j++) {
+            const uint64_t p = p0 + (uint64_t)j * JN_THREADS;
+            if (p >= np) break;
+            const int32_t r = ok[j] ? rg_jn_resolve(A, kd, nk, p, h[j], s[j]) : -1;
+            rep[p] = r;
+            if (r >= 0) sum += unique ? 1 : clen[r];
+        }
+        uint64_t total;
+        rg_jn_block_scan(sum, &total, sh);
+        if (threadIdx.x == 0) counts[tile] = total;
     }
 }
 
@@ -240,24 +289,8 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_count(const Arg
     __shared__ uint64_t kd[JK_MAX * JK_WORDS];
     __shared__ uint64_t sh[JN_THREADS / 32];
     const int nk = rg_jn_load_keys(A, kd);
-    const uint64_t np = A.a[JA_N], ntiles = A.a[JA_NTILES];
-    const uint32_t *clen = (const uint32_t *)A.a[JA_CLEN];
-    int32_t *rep = (int32_t *)A.a[JA_REP];
-    uint64_t *counts = (uint64_t *)A.a[JA_COUNTS];
-    const bool unique = *(const uint32_t *)A.a[JA_MULTI] == 0;
-    for (uint64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-        uint64_t sum = 0;
-        for (int j = 0; j < JN_ITEMS; j++) {
-            const uint64_t p = tile * JN_TILE + (uint64_t)j * JN_THREADS + threadIdx.x;
-            if (p >= np) break;
-            const int32_t r = rg_jn_find(A, kd, nk, p);
-            rep[p] = r;
-            if (r >= 0) sum += unique ? 1 : clen[r];
-        }
-        uint64_t total;
-        rg_jn_block_scan(sum, &total, sh);
-        if (threadIdx.x == 0) counts[tile] = total;
-    }
+    if (nk == 1) rg_jn_count_tiles<true>(A, kd, nk, sh);
+    else rg_jn_count_tiles<false>(A, kd, nk, sh);
 }
 
 // rg_join_write writes each tile's pairs from offsets[tile] on, in probe
