@@ -28,6 +28,7 @@
 #define JA_OUTP 11    // int32 probe row per output pair
 #define JA_OUTB 12    // int32 build row per output pair
 #define JA_MULTI 13   // uint32 set by rg_join_build when a key has several build rows
+#define JA_FAST 14    // 1: one 8-byte integer key, no validity on either side (rg_jn_find_batch)
 #define JA_KEYS 16    // JK_WORDS words per key column:
 #define JK_WORDS 5    //   build data, build validity, probe data, probe validity, code
 #define JK_MAX 32     // key columns a join takes (the host side checks)
@@ -132,16 +133,24 @@ __device__ __forceinline__ uint64_t rg_jn_mix(uint64_t h, uint64_t v) {
     return h * 0x9e3779b97f4a7c15ull;
 }
 
+// murmur3's finalizer: the slot is taken from the low bits, and keys such
+// as consecutive integers must spread over all of them.
+__device__ __forceinline__ uint64_t rg_jn_fin(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+#define JN_SEED 0x243f6a8885a308d3ull
+
 // rg_jn_hash hashes all key columns of one row of side (0 build, 1 probe)
 // together. It returns false when a null key makes the row match nothing.
-// ONE: the join has one key column (nk is 1), so the loop is gone and the
-// callers that look several rows up in a row issue their key loads
-// together (rg_join_count) rather than one round trip at a time.
-template <bool ONE>
-__device__ __forceinline__ bool rg_jn_hash_t(const uint64_t *kd, int nk, int side, uint64_t row, uint64_t &hash) {
-    uint64_t h = 0x243f6a8885a308d3ull;
-    const int n = ONE ? 1 : nk;
-    for (int k = 0; k < n; k++) {
+__device__ __forceinline__ bool rg_jn_hash(const uint64_t *kd, int nk, int side, uint64_t row, uint64_t &hash) {
+    uint64_t h = JN_SEED;
+    for (int k = 0; k < nk; k++) {
         const uint64_t *K = kd + k * JK_WORDS;
         const uint8_t *valid = (const uint8_t *)K[2 * side + 1];
         const uint32_t code = (uint32_t)K[4];
@@ -155,19 +164,8 @@ __device__ __forceinline__ bool rg_jn_hash_t(const uint64_t *kd, int nk, int sid
         h = rg_jn_mix(h, lo);
         if ((code & 0xffu) == 16) h = rg_jn_mix(h, hi);
     }
-    // murmur3's finalizer: the slot is taken from the low bits, and keys
-    // such as consecutive integers must spread over all of them.
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    hash = h;
+    hash = rg_jn_fin(h);
     return true;
-}
-
-__device__ __forceinline__ bool rg_jn_hash(const uint64_t *kd, int nk, int side, uint64_t row, uint64_t &hash) {
-    return rg_jn_hash_t<false>(kd, nk, side, row, hash);
 }
 
 // rg_jn_equal compares row ra of side sa with row rb of side sb on every
@@ -229,12 +227,13 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_build(const Arg
     }
 }
 
-// rg_jn_resolve finishes the lookup of probe row p, of hash h, whose home
-// slot held s: the representative build row matching it, or -1.
-__device__ __forceinline__ int32_t rg_jn_resolve(const Args &A, const uint64_t *kd, int nk, uint64_t p, uint64_t h, unsigned long long s) {
+// rg_jn_resolve_at goes on with the lookup of probe row p, of hash h,
+// from slot pos, which held s: the representative build row matching it,
+// or -1.
+__device__ __forceinline__ int32_t rg_jn_resolve_at(const Args &A, const uint64_t *kd, int nk, uint64_t p, uint64_t h, uint64_t pos, unsigned long long s) {
     const unsigned long long *slots = (const unsigned long long *)A.a[JA_SLOTS];
     const uint64_t mask = A.a[JA_MASK], tag = h >> 32;
-    for (uint64_t pos = h & mask;;) {
+    for (;;) {
         if (s == JN_EMPTY) return -1;
         if ((s >> 32) == tag && rg_jn_equal(kd, nk, 0, (uint32_t)s, 1, p)) return (int32_t)(uint32_t)s;
         pos = (pos + 1) & mask;
@@ -242,43 +241,47 @@ __device__ __forceinline__ int32_t rg_jn_resolve(const Args &A, const uint64_t *
     }
 }
 
-// rg_jn_count_tiles is rg_join_count's loop. Each thread looks its
-// JN_ITEMS rows of a tile up in three batches: all keys and hashes, all
-// home slots, then the rest of each lookup, so that up to JN_ITEMS loads
-// of each kind are in flight at once instead of one dependent chain after
-// another.
-template <bool ONE>
-__device__ __forceinline__ void rg_jn_count_tiles(const Args &A, const uint64_t *kd, int nk, uint64_t *sh) {
-    const uint64_t np = A.a[JA_N], ntiles = A.a[JA_NTILES], mask = A.a[JA_MASK];
+// rg_jn_find returns the representative build row matching probe row p, or -1.
+__device__ __forceinline__ int32_t rg_jn_find(const Args &A, const uint64_t *kd, int nk, uint64_t p) {
+    uint64_t h;
+    if (!rg_jn_hash(kd, nk, 1, p, h)) return -1;
+    const uint64_t pos = h & A.a[JA_MASK];
+    return rg_jn_resolve_at(A, kd, nk, p, h, pos, ((const unsigned long long *)A.a[JA_SLOTS])[pos]);
+}
+
+// rg_jn_find_batch looks a thread's JN_ITEMS rows of a tile up (r[j] for
+// row p0 + j * JN_THREADS) when the join has one 8-byte integer key and
+// neither side a validity map (JA_FAST): each step runs for all items
+// before the next (keys, home slots, the candidates' build keys), so that
+// JN_ITEMS independent loads are in flight where the general lookup waits
+// for each in turn. What the home slot does not settle (another key there)
+// goes on through rg_jn_resolve_at.
+__device__ __forceinline__ void rg_jn_find_batch(const Args &A, const uint64_t *kd, uint64_t p0, uint64_t np, int32_t *r) {
+    const uint64_t *bk = (const uint64_t *)kd[0], *pk = (const uint64_t *)kd[2];
     const unsigned long long *slots = (const unsigned long long *)A.a[JA_SLOTS];
-    const uint32_t *clen = (const uint32_t *)A.a[JA_CLEN];
-    int32_t *rep = (int32_t *)A.a[JA_REP];
-    uint64_t *counts = (uint64_t *)A.a[JA_COUNTS];
-    const bool unique = *(const uint32_t *)A.a[JA_MULTI] == 0;
-    for (uint64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-        const uint64_t p0 = tile * JN_TILE + threadIdx.x;
-        uint64_t h[JN_ITEMS];
-        bool ok[JN_ITEMS];
+    const uint64_t mask = A.a[JA_MASK];
+    uint64_t key[JN_ITEMS], h[JN_ITEMS], bkey[JN_ITEMS];
+    unsigned long long s[JN_ITEMS];
 #pragma unroll
-        for (int j = 0; j < JN_ITEMS; j++) {
-            const uint64_t p = p0 + (uint64_t)j * JN_THREADS;
-            ok[j] = p < np && rg_jn_hash_t<ONE>(kd, nk, 1, p, h[j]);
+    for (int j = 0; j < JN_ITEMS; j++) key[j] = pk[min(p0 + (uint64_t)j * JN_THREADS, np - 1)];
+#pragma unroll
+    for (int j = 0; j < JN_ITEMS; j++) {
+        h[j] = rg_jn_fin(rg_jn_mix(JN_SEED, key[j]));
+        s[j] = slots[h[j] & mask];
+    }
+#pragma unroll
+    for (int j = 0; j < JN_ITEMS; j++) {
+        const bool cand = s[j] != JN_EMPTY && (s[j] >> 32) == (h[j] >> 32);
+        bkey[j] = cand ? bk[(uint32_t)s[j]] : ~key[j];
+    }
+#pragma unroll
+    for (int j = 0; j < JN_ITEMS; j++) {
+        if (s[j] == JN_EMPTY) r[j] = -1;
+        else if (bkey[j] == key[j]) r[j] = (int32_t)(uint32_t)s[j];
+        else {
+            const uint64_t pos = (h[j] + 1) & mask;
+            r[j] = rg_jn_resolve_at(A, kd, 1, p0 + (uint64_t)j * JN_THREADS, h[j], pos, slots[pos]);
         }
-        unsigned long long s[JN_ITEMS];
-#pragma unroll
-        for (int j = 0; j < JN_ITEMS; j++) s[j] = ok[j] ? slots[h[j] & mask] : JN_EMPTY;
-        uint64_t sum = 0;
-#pragma unroll
-        for (int j = 0; j < JN_ITEMS; j++) {
-            const uint64_t p = p0 + (uint64_t)j * JN_THREADS;
-            if (p >= np) break;
-            const int32_t r = ok[j] ? rg_jn_resolve(A, kd, nk, p, h[j], s[j]) : -1;
-            rep[p] = r;
-            if (r >= 0) sum += unique ? 1 : clen[r];
-        }
-        uint64_t total;
-        rg_jn_block_scan(sum, &total, sh);
-        if (threadIdx.x == 0) counts[tile] = total;
     }
 }
 
@@ -289,8 +292,37 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_count(const Arg
     __shared__ uint64_t kd[JK_MAX * JK_WORDS];
     __shared__ uint64_t sh[JN_THREADS / 32];
     const int nk = rg_jn_load_keys(A, kd);
-    if (nk == 1) rg_jn_count_tiles<true>(A, kd, nk, sh);
-    else rg_jn_count_tiles<false>(A, kd, nk, sh);
+    const uint64_t np = A.a[JA_N], ntiles = A.a[JA_NTILES];
+    const uint32_t *clen = (const uint32_t *)A.a[JA_CLEN];
+    int32_t *rep = (int32_t *)A.a[JA_REP];
+    uint64_t *counts = (uint64_t *)A.a[JA_COUNTS];
+    const bool unique = *(const uint32_t *)A.a[JA_MULTI] == 0, fast = A.a[JA_FAST] != 0;
+    for (uint64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        const uint64_t p0 = tile * JN_TILE + threadIdx.x;
+        uint64_t sum = 0;
+        if (fast) {
+            int32_t r[JN_ITEMS];
+            rg_jn_find_batch(A, kd, p0, np, r);
+#pragma unroll
+            for (int j = 0; j < JN_ITEMS; j++) {
+                const uint64_t p = p0 + (uint64_t)j * JN_THREADS;
+                if (p >= np) break;
+                rep[p] = r[j];
+                if (r[j] >= 0) sum += unique ? 1 : clen[r[j]];
+            }
+        } else {
+            for (int j = 0; j < JN_ITEMS; j++) {
+                const uint64_t p = p0 + (uint64_t)j * JN_THREADS;
+                if (p >= np) break;
+                const int32_t r = rg_jn_find(A, kd, nk, p);
+                rep[p] = r;
+                if (r >= 0) sum += unique ? 1 : clen[r];
+            }
+        }
+        uint64_t total;
+        rg_jn_block_scan(sum, &total, sh);
+        if (threadIdx.x == 0) counts[tile] = total;
+    }
 }
 
 // rg_join_write writes each tile's pairs from offsets[tile] on, in probe
