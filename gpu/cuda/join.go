@@ -20,8 +20,7 @@ var joinSrc string
 // Args words of the join kernels (the JA_* constants of join.cu).
 const (
 	jaN, jaStatus, jaNKeys, jaSlots, jaMask, jaNext, jaClen, jaRep = 0, 1, 2, 3, 4, 5, 6, 7
-	jaCounts, jaNTiles, jaOffsets, jaOutP, jaOutB, jaMulti, jaFast = 8, 9, 10, 11, 12, 13, 14
-	jaKeys                                                         = 16
+	jaCounts, jaNTiles, jaOffsets, jaOutP, jaOutB, jaMulti, jaKeys = 8, 9, 10, 11, 12, 13, 16
 	jkWords                                                        = 5
 	// joinMaxKeys is JK_MAX of join.cu (its shared-memory descriptor table).
 	joinMaxKeys = 32
@@ -97,16 +96,8 @@ func (d *Device) joinArgs(bc, pc []*column, nullsEqual []bool) []uint64 {
 		w := args[jaKeys+jkWords*i:]
 		w[0], w[1], w[2], w[3], w[4] = bc[i].data, bc[i].valid, pc[i].data, pc[i].valid, code
 	}
-	if joinBatchLookups && len(bc) == 1 && bc[0].t.Kind.Width() == 8 && !bc[0].t.Kind.IsFloat() && bc[0].valid == 0 && pc[0].valid == 0 {
-		args[jaFast] = 1
-	}
 	return args
 }
-
-// joinBatchLookups lets rg_join_count look a single 8-byte key up in
-// batches (join.cu's rg_jn_find_batch); TestBenchJoin turns it off to
-// compare.
-var joinBatchLookups = true
 
 // joinKeys checks the key columns: owned, live, one length per side, equal
 // kinds and scales across sides, equal dictionaries for Dict keys.

@@ -69,39 +69,31 @@ func TestBenchJoin(t *testing.T) {
 	defer pc.Release()
 	t.Logf("build %d rows, probe %d rows", nb, np)
 
-	// Both lookups of rg_join_count: batched (the default for one 8-byte
-	// key) and one row at a time.
-	for _, batched := range []bool{true, false} {
-		saved := joinBatchLookups
-		joinBatchLookups = batched
-		var best time.Duration
-		var bestNanos int64
-		for rep := 0; rep < 5; rep++ {
-			d.ResetStats()
-			t0 := time.Now()
-			pi, bi, err := d.HashJoin(ctx, []gpu.Column{bc}, []gpu.Column{pc}, nil)
-			if err != nil {
-				joinBatchLookups = saved
-				t.Fatal(err)
-			}
-			wall := time.Since(t0)
-			st := d.Stats()
-			if rep == 0 {
-				checkJoinPairs(t, d, pi.(*column), bi.(*column), build, probe)
-			}
-			pi.Release()
-			bi.Release()
-			if rep == 0 || st.DeviceNanos < bestNanos {
-				best, bestNanos = wall, st.DeviceNanos
-			}
-			t.Logf("batched %v, run %d: wall %v, kernels %.3f ms (%d launches)", batched, rep, wall, float64(st.DeviceNanos)/1e6, st.KernelLaunches)
+	var best time.Duration
+	var bestNanos int64
+	for rep := 0; rep < 5; rep++ {
+		d.ResetStats()
+		t0 := time.Now()
+		pi, bi, err := d.HashJoin(ctx, []gpu.Column{bc}, []gpu.Column{pc}, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		joinBatchLookups = saved
-		moved := float64(8*np + 8*int(nb) + 8*np) // keys read once + two int32 outputs
-		sec := float64(bestNanos) / 1e9
-		t.Logf("hash join %d x %d, batched lookups %v: best kernels %.3f ms (wall %v): %.2f G probe rows/s, %.1f GB/s of key and index bytes",
-			np, nb, batched, sec*1e3, best, float64(np)/sec/1e9, moved/sec/1e9)
+		wall := time.Since(t0)
+		st := d.Stats()
+		if rep == 0 {
+			checkJoinPairs(t, d, pi.(*column), bi.(*column), build, probe)
+		}
+		pi.Release()
+		bi.Release()
+		if rep == 0 || st.DeviceNanos < bestNanos {
+			best, bestNanos = wall, st.DeviceNanos
+		}
+		t.Logf("run %d: wall %v, kernels %.3f ms (%d launches)", rep, wall, float64(st.DeviceNanos)/1e6, st.KernelLaunches)
 	}
+	moved := float64(8*np + 8*int(nb) + 8*np) // keys read once + two int32 outputs
+	sec := float64(bestNanos) / 1e9
+	t.Logf("hash join %d x %d: best kernels %.3f ms (wall %v): %.2f G probe rows/s, %.1f GB/s of key and index bytes",
+		np, nb, sec*1e3, best, float64(np)/sec/1e9, moved/sec/1e9)
 }
 
 // checkJoinPairs checks that the pairs are exactly one per probe row and

@@ -28,7 +28,6 @@
 #define JA_OUTP 11    // int32 probe row per output pair
 #define JA_OUTB 12    // int32 build row per output pair
 #define JA_MULTI 13   // uint32 set by rg_join_build when a key has several build rows
-#define JA_FAST 14    // 1: one 8-byte integer key, no validity on either side (rg_jn_find_batch)
 #define JA_KEYS 16    // JK_WORDS words per key column:
 #define JK_WORDS 5    //   build data, build validity, probe data, probe validity, code
 #define JK_MAX 32     // key columns a join takes (the host side checks)
@@ -249,42 +248,6 @@ __device__ __forceinline__ int32_t rg_jn_find(const Args &A, const uint64_t *kd,
     return rg_jn_resolve_at(A, kd, nk, p, h, pos, ((const unsigned long long *)A.a[JA_SLOTS])[pos]);
 }
 
-// rg_jn_find_batch looks a thread's JN_ITEMS rows of a tile up (r[j] for
-// row p0 + j * JN_THREADS) when the join has one 8-byte integer key and
-// neither side a validity map (JA_FAST): each step runs for all items
-// before the next (keys, home slots, the candidates' build keys), so that
-// JN_ITEMS independent loads are in flight where the general lookup waits
-// for each in turn. What the home slot does not settle (another key there)
-// goes on through rg_jn_resolve_at.
-__device__ __forceinline__ void rg_jn_find_batch(const Args &A, const uint64_t *kd, uint64_t p0, uint64_t np, int32_t *r) {
-    const uint64_t *bk = (const uint64_t *)kd[0], *pk = (const uint64_t *)kd[2];
-    const unsigned long long *slots = (const unsigned long long *)A.a[JA_SLOTS];
-    const uint64_t mask = A.a[JA_MASK];
-    uint64_t key[JN_ITEMS], h[JN_ITEMS], bkey[JN_ITEMS];
-    unsigned long long s[JN_ITEMS];
-#pragma unroll
-    for (int j = 0; j < JN_ITEMS; j++) key[j] = pk[min(p0 + (uint64_t)j * JN_THREADS, np - 1)];
-#pragma unroll
-    for (int j = 0; j < JN_ITEMS; j++) {
-        h[j] = rg_jn_fin(rg_jn_mix(JN_SEED, key[j]));
-        s[j] = slots[h[j] & mask];
-    }
-#pragma unroll
-    for (int j = 0; j < JN_ITEMS; j++) {
-        const bool cand = s[j] != JN_EMPTY && (s[j] >> 32) == (h[j] >> 32);
-        bkey[j] = cand ? bk[(uint32_t)s[j]] : ~key[j];
-    }
-#pragma unroll
-    for (int j = 0; j < JN_ITEMS; j++) {
-        if (s[j] == JN_EMPTY) r[j] = -1;
-        else if (bkey[j] == key[j]) r[j] = (int32_t)(uint32_t)s[j];
-        else {
-            const uint64_t pos = (h[j] + 1) & mask;
-            r[j] = rg_jn_resolve_at(A, kd, 1, p0 + (uint64_t)j * JN_THREADS, h[j], pos, slots[pos]);
-        }
-    }
-}
-
 // rg_join_count looks every probe row up once, keeps its representative in
 // rep[] and writes the number of pairs of each tile of JN_TILE rows to
 // counts[]. A block handles whole tiles (grid-stride over tiles).
@@ -296,28 +259,15 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_count(const Arg
     const uint32_t *clen = (const uint32_t *)A.a[JA_CLEN];
     int32_t *rep = (int32_t *)A.a[JA_REP];
     uint64_t *counts = (uint64_t *)A.a[JA_COUNTS];
-    const bool unique = *(const uint32_t *)A.a[JA_MULTI] == 0, fast = A.a[JA_FAST] != 0;
+    const bool unique = *(const uint32_t *)A.a[JA_MULTI] == 0;
     for (uint64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-        const uint64_t p0 = tile * JN_TILE + threadIdx.x;
         uint64_t sum = 0;
-        if (fast) {
-            int32_t r[JN_ITEMS];
-            rg_jn_find_batch(A, kd, p0, np, r);
-#pragma unroll
-            for (int j = 0; j < JN_ITEMS; j++) {
-                const uint64_t p = p0 + (uint64_t)j * JN_THREADS;
-                if (p >= np) break;
-                rep[p] = r[j];
-                if (r[j] >= 0) sum += unique ? 1 : clen[r[j]];
-            }
-        } else {
-            for (int j = 0; j < JN_ITEMS; j++) {
-                const uint64_t p = p0 + (uint64_t)j * JN_THREADS;
-                if (p >= np) break;
-                const int32_t r = rg_jn_find(A, kd, nk, p);
-                rep[p] = r;
-                if (r >= 0) sum += unique ? 1 : clen[r];
-            }
+        for (int j = 0; j < JN_ITEMS; j++) {
+            const uint64_t p = tile * JN_TILE + (uint64_t)j * JN_THREADS + threadIdx.x;
+            if (p >= np) break;
+            const int32_t r = rg_jn_find(A, kd, nk, p);
+            rep[p] = r;
+            if (r >= 0) sum += unique ? 1 : clen[r];
         }
         uint64_t total;
         rg_jn_block_scan(sum, &total, sh);
