@@ -28,6 +28,7 @@
 #define JA_OUTP 11    // int32 probe row per output pair
 #define JA_OUTB 12    // int32 build row per output pair
 #define JA_MULTI 13   // uint32 set by rg_join_build when a key has several build rows
+#define JA_FAST 14    // 1: one 8-byte integer key, no validity on either side (rg_jn_find8)
 #define JA_KEYS 16    // JK_WORDS words per key column:
 #define JK_WORDS 5    //   build data, build validity, probe data, probe validity, code
 #define JK_MAX 32     // key columns a join takes (the host side checks)
@@ -248,6 +249,25 @@ __device__ __forceinline__ int32_t rg_jn_find(const Args &A, const uint64_t *kd,
     return rg_jn_resolve_at(A, kd, nk, p, h, pos, ((const unsigned long long *)A.a[JA_SLOTS])[pos]);
 }
 
+// rg_jn_find8 is rg_jn_find for a join on one 8-byte integer key with no
+// validity on either side (JA_FAST), the usual TPC-H key: the key is read
+// once and compared as a value, without the key descriptors, the width
+// switch or the null checks. Where the table stays in cache (a small build
+// side), the lookup is bound by instructions, not memory: ncu showed
+// rg_join_count issuing 0.71 warp instructions per cycle per scheduler at
+// 23% of DRAM bandwidth on TPC-H Q17 (6M probe rows, 2K build rows).
+__device__ __forceinline__ int32_t rg_jn_find8(const Args &A, const uint64_t *kd, uint64_t p) {
+    const uint64_t key = ((const uint64_t *)kd[2])[p];
+    const uint64_t *bk = (const uint64_t *)kd[0];
+    const unsigned long long *slots = (const unsigned long long *)A.a[JA_SLOTS];
+    const uint64_t mask = A.a[JA_MASK], h = rg_jn_fin(rg_jn_mix(JN_SEED, key)), tag = h >> 32;
+    for (uint64_t pos = h & mask;; pos = (pos + 1) & mask) {
+        const unsigned long long s = slots[pos];
+        if (s == JN_EMPTY) return -1;
+        if ((s >> 32) == tag && bk[(uint32_t)s] == key) return (int32_t)(uint32_t)s;
+    }
+}
+
 // rg_join_count looks every probe row up once, keeps its representative in
 // rep[] and writes the number of pairs of each tile of JN_TILE rows to
 // counts[]. A block handles whole tiles (grid-stride over tiles).
@@ -259,13 +279,13 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_count(const Arg
     const uint32_t *clen = (const uint32_t *)A.a[JA_CLEN];
     int32_t *rep = (int32_t *)A.a[JA_REP];
     uint64_t *counts = (uint64_t *)A.a[JA_COUNTS];
-    const bool unique = *(const uint32_t *)A.a[JA_MULTI] == 0;
+    const bool unique = *(const uint32_t *)A.a[JA_MULTI] == 0, fast = A.a[JA_FAST] != 0;
     for (uint64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         uint64_t sum = 0;
         for (int j = 0; j < JN_ITEMS; j++) {
             const uint64_t p = tile * JN_TILE + (uint64_t)j * JN_THREADS + threadIdx.x;
             if (p >= np) break;
-            const int32_t r = rg_jn_find(A, kd, nk, p);
+            const int32_t r = fast ? rg_jn_find8(A, kd, p) : rg_jn_find(A, kd, nk, p);
             rep[p] = r;
             if (r >= 0) sum += unique ? 1 : clen[r];
         }
