@@ -106,14 +106,10 @@ type probeJoin struct {
 	nullsEqual []bool
 }
 
-// probeMaterialize runs a SinkMaterialize pipeline over the join's pairs.
-func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probeJoin) (out []*column, err error) {
-	src, err := d.memoSource(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
-	if err != nil {
-		return nil, err
-	}
-	S := sinkWord(p)
-	if words := S + pbOut + 2*len(p.Project); words > maxArgWords {
+// probeStrTables checks that a probe kernel's Args fit (words in all) and
+// makes the string tables of p over the join's columns.
+func probeStrTables(p *gpu.Pipeline, j *probeJoin, words int) (*strTables, error) {
+	if words > maxArgWords {
 		return nil, fmt.Errorf("%d kernel argument words (at most %d): %w", words, maxArgWords, gpu.ErrUnsupported)
 	}
 	st, err := buildStrTables(p, j.cols)
@@ -121,6 +117,46 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 		return nil, err
 	}
 	if err := st.checkDictMixing(p, j.cols); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// probeArgs is the head of a probe kernel's Args, up to sinkWord: n, the
+// status word, the join's columns and the string tables, uploaded into a
+// pool block that the caller puts back (when not 0) after the kernels.
+// capacity reserves room for the words the caller appends.
+func (d *Device) probeArgs(p *gpu.Pipeline, j *probeJoin, st *strTables, n uint64, capacity int) (args []uint64, block uint64, err error) {
+	args = make([]uint64, sinkWord(p), capacity)
+	args[0], args[1] = n, d.status
+	for i, c := range j.cols {
+		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
+	}
+	block, err = d.uploadStrTables(p, st, args)
+	return args, block, err
+}
+
+// probeTable builds the join's hash table and looks every probe row up
+// (joinTable), with buffers from tmp: the join module, its Args and the
+// number of tiles.
+func (d *Device) probeTable(ctx context.Context, j *probeJoin, tmp *temps) (jmod *module, jargs []uint64, ntiles int64, err error) {
+	if jmod, err = d.joinModule(); err != nil {
+		return nil, nil, 0, err
+	}
+	jargs = d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
+	ntiles, err = d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp)
+	return jmod, jargs, ntiles, err
+}
+
+// probeMaterialize runs a SinkMaterialize pipeline over the join's pairs.
+func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probeJoin) (out []*column, err error) {
+	src, err := d.memoSource(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
+	if err != nil {
+		return nil, err
+	}
+	S := sinkWord(p)
+	st, err := probeStrTables(p, j, S+pbOut+2*len(p.Project))
+	if err != nil {
 		return nil, err
 	}
 	for _, e := range p.Project {
@@ -154,29 +190,19 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 		return out, newOut(0)
 	}
 
-	args := make([]uint64, S, S+pbOut+2*len(p.Project))
-	args[0], args[1] = uint64(j.np), d.status
-	for i, c := range j.cols {
-		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
-	}
-	block, err := d.uploadStrTables(p, st, args)
+	args, block, err := d.probeArgs(p, j, st, uint64(j.np), S+pbOut+2*len(p.Project))
 	if err != nil {
 		return nil, err
 	}
 	if block != 0 {
 		defer d.pool.put(block) // stream order: later users wait for the kernels
 	}
-	jmod, err := d.joinModule()
-	if err != nil {
-		return nil, err
-	}
 	tmp := &temps{d: d}
 	defer tmp.release()
 	if err := d.resetStatus(); err != nil {
 		return nil, err
 	}
-	jargs := d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
-	ntiles, err := d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp)
+	jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp)
 	if err != nil {
 		return nil, err
 	}
@@ -239,14 +265,8 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	}
 	ap.probe = j.nprobe
 	S := sinkWord(p)
-	if words := S + probeMultiWord + 1; words > maxArgWords {
-		return nil, fmt.Errorf("%d kernel argument words (at most %d): %w", words, maxArgWords, gpu.ErrUnsupported)
-	}
-	st, err := buildStrTables(p, j.cols)
+	st, err := probeStrTables(p, j, S+probeMultiWord+1)
 	if err != nil {
-		return nil, err
-	}
-	if err := st.checkDictMixing(p, j.cols); err != nil {
 		return nil, err
 	}
 	ap.strs = st
@@ -263,12 +283,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	if err != nil {
 		return nil, err
 	}
-	args := make([]uint64, S)
-	args[1] = d.status
-	for i, c := range j.cols {
-		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
-	}
-	block, err := d.uploadStrTables(p, st, args)
+	args, block, err := d.probeArgs(p, j, st, 0, S)
 	if err != nil {
 		return nil, err
 	}
@@ -282,12 +297,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	n, pairs := 0, 0
 	ap.probeArgs = []uint64{0, 0, 0}
 	if j.np > 0 && j.nb > 0 {
-		jmod, err := d.joinModule()
-		if err != nil {
-			return nil, err
-		}
-		jargs := d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
-		ntiles, err := d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp)
+		jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp)
 		if err != nil {
 			return nil, err
 		}

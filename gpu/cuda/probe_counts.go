@@ -66,35 +66,20 @@ func (d *Device) probeCounts(ctx context.Context, p *gpu.Pipeline, j *probeJoin)
 		return nil, err
 	}
 	S := sinkWord(p)
-	if words := S + pbOut; words > maxArgWords {
-		return nil, fmt.Errorf("%d kernel argument words (at most %d): %w", words, maxArgWords, gpu.ErrUnsupported)
-	}
-	st, err := buildStrTables(p, j.cols)
+	st, err := probeStrTables(p, j, S+pbOut)
 	if err != nil {
-		return nil, err
-	}
-	if err := st.checkDictMixing(p, j.cols); err != nil {
 		return nil, err
 	}
 	mod, err := d.moduleFor(src, "rigel_probe.cu")
 	if err != nil {
 		return nil, err
 	}
-	args := make([]uint64, S, S+pbOut)
-	args[0], args[1] = uint64(j.np), d.status
-	for i, c := range j.cols {
-		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
-	}
-	block, err := d.uploadStrTables(p, st, args)
+	args, block, err := d.probeArgs(p, j, st, uint64(j.np), S+pbOut)
 	if err != nil {
 		return nil, err
 	}
 	if block != 0 {
 		defer d.pool.put(block) // stream order: later users wait for the kernels
-	}
-	jmod, err := d.joinModule()
-	if err != nil {
-		return nil, err
 	}
 	tmp := &temps{d: d}
 	defer tmp.release()
@@ -104,8 +89,7 @@ func (d *Device) probeCounts(ctx context.Context, p *gpu.Pipeline, j *probeJoin)
 			return nil, err
 		}
 	}
-	jargs := d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
-	ntiles, err := d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp)
+	_, jargs, ntiles, err := d.probeTable(ctx, j, tmp)
 	if err != nil {
 		return nil, err
 	}
