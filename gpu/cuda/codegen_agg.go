@@ -368,9 +368,6 @@ func aggregateSource(ap *aggPlan) (string, error) {
 			return "", err
 		}
 	}
-	if aggHoistLoads {
-		loadAll(g, append([]*gpu.Expr{p.Filter}, aggInputExprs(ap)...)...)
-	}
 	if err := rowFilter(g); err != nil {
 		return "", err
 	}
@@ -592,8 +589,3 @@ var aggMinBlocks = 1
 // aggSharedPartials lets domain aggregates keep partials in shared memory
 // (codegen_agg_shared.go); the benchmark turns it off to compare.
 var aggSharedPartials = true
-
-// aggHoistLoads makes domain aggregates load their inputs before the
-// filter (one memory round trip instead of two, at the cost of reading
-// rows the filter drops); an experiment of the benchmark, off.
-var aggHoistLoads = false
