@@ -223,8 +223,22 @@ func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {
 // (its keys and arguments): their value and null expressions, by index.
 func aggInputs(g *exprGen, ap *aggPlan) (pv, pn []string, err error) {
 	p := ap.p
-	used := aggUsed(ap)
-	loadAll(g, aggInputExprs(ap)...)
+	used := map[int]bool{}
+	for _, k := range p.Keys {
+		used[k] = true
+	}
+	for _, l := range ap.aggs {
+		if l.a.Kind != gpu.AggCountStar {
+			used[l.a.Arg] = true
+		}
+	}
+	var needed []*gpu.Expr
+	for j, e := range p.Project {
+		if used[j] {
+			needed = append(needed, e)
+		}
+	}
+	loadAll(g, needed...)
 	pv = make([]string, len(p.Project))
 	pn = make([]string, len(p.Project))
 	for j, e := range p.Project {
@@ -236,33 +250,6 @@ func aggInputs(g *exprGen, ap *aggPlan) (pv, pn []string, err error) {
 		}
 	}
 	return pv, pn, nil
-}
-
-// aggUsed is the set of projections the aggregate reads: its keys and
-// arguments.
-func aggUsed(ap *aggPlan) map[int]bool {
-	used := map[int]bool{}
-	for _, k := range ap.p.Keys {
-		used[k] = true
-	}
-	for _, l := range ap.aggs {
-		if l.a.Kind != gpu.AggCountStar {
-			used[l.a.Arg] = true
-		}
-	}
-	return used
-}
-
-// aggInputExprs lists the projections the aggregate reads.
-func aggInputExprs(ap *aggPlan) []*gpu.Expr {
-	used := aggUsed(ap)
-	var needed []*gpu.Expr
-	for j, e := range ap.p.Project {
-		if used[j] {
-			needed = append(needed, e)
-		}
-	}
-	return needed
 }
 
 // regsPerGroup estimates the 32-bit registers of one group's partials.
