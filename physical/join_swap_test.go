@@ -1,14 +1,12 @@
 package physical
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/gpu/host"
-	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
 
 // A build side far larger than the probe side makes the join build on the
@@ -71,18 +69,7 @@ func TestJoinBuildsOnTheSmallerSide(t *testing.T) {
 				Right: &Values{Types: []gpu.Type{ni64, i64}, Rows: big},
 				Type:  jt, LeftKeys: []int{0}, RightKeys: []int{0},
 			}
-			x := &Executor{Dev: host.New(), Cache: NewColumnCache()}
-			names := []string{"a", "b", "c", "d"}[:len(j.OutputTypes())]
-			rec, _, err := x.Run(context.Background(), j, names)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rec.Release()
-			var got []string
-			for _, r := range arrowfmt.Rows(rec) {
-				got = append(got, fmt.Sprint(r))
-			}
-			sort.Strings(got)
+			got := runRows(t, host.New(), j)
 			sort.Strings(want)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("got %d rows %v\nwant %d rows %v", len(got), got, len(want), want)
