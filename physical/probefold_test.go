@@ -76,11 +76,44 @@ func TestProbeFoldRefusals(t *testing.T) {
 		"no filter":          func(p *gpu.Pipeline) { p.Filter = nil },
 		"computed column":    func(p *gpu.Pipeline) { p.Project[1] = gpu.Call(gpu.OpAdd, i64, gpu.Col(2, i64), gpu.Col(0, i64)) },
 		"arrow string input": func(p *gpu.Pipeline) { p.Inputs = append(p.Inputs, gpu.Type{Kind: gpu.Str}) },
+		"filter may raise": func(p *gpu.Pipeline) {
+			p.Filter = gpu.Call(gpu.OpGt, pbool, gpu.Call(gpu.OpMul, i64, gpu.Col(2, i64), gpu.Col(0, i64)), gpu.Const(i64, gpu.Value{I64: 40}))
+		},
 	} {
 		plan := foldPlan(20, 10, 0, false)
 		change(plan.(*Pipeline).Input.(*Join).Left.(*Pipeline).Pipe)
 		if pp, ok := FuseProbes(plan).(*ProbePipeline); !ok || pp.fold != nil {
 			t.Errorf("%s: folded (or not fused at all)", name)
+		}
+	}
+}
+
+// The fold applies where the other side is small in itself and next to
+// the folded side unfiltered: TPC-H SF10's folds (Q7's 8K-row side, Q3's
+// 1.5M, against lineitem's 60M) but not Q12's, whose other side is orders'
+// 15M rows.
+func TestProbeFoldApplies(t *testing.T) {
+	for _, c := range []struct {
+		folded, other int
+		want          bool
+	}{
+		{60_000_000, 8_010, true},
+		{60_000_000, 1_460_000, true},
+		{60_000_000, 15_000_000, false},
+		{1000, 250, true},
+		{1000, 251, false},
+		{1000, 1000, false},
+		{0, 0, true},
+	} {
+		for side := 0; side < 2; side++ {
+			f := &probeFold{side: side}
+			nl, nr := c.folded, c.other
+			if side == 1 {
+				nl, nr = c.other, c.folded
+			}
+			if got := f.applies(nl, nr); got != c.want {
+				t.Errorf("side %d, folded %d rows, other %d: applies %v, want %v", side, c.folded, c.other, got, c.want)
+			}
 		}
 	}
 }

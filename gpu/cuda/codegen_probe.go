@@ -45,35 +45,6 @@ const (
 	pbOut
 )
 
-// probeBlockScan is join.cu's rg_jn_block_scan for the generated module
-// (which does not include join.cu): a block-wide exclusive scan of one
-// uint64 per thread, *total receiving the block's sum.
-const probeBlockScan = `
-__device__ __forceinline__ uint64_t rg_pb_block_scan(uint64_t v, uint64_t *total, uint64_t *sh) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    uint64_t x = v;
-    for (int o = 1; o < 32; o <<= 1) {
-        uint64_t y = __shfl_up_sync(0xffffffffu, (unsigned long long)x, o);
-        if (lane >= o) x += y;
-    }
-    if (lane == 31) sh[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        uint64_t w = lane < RG_PB_WARPS ? sh[lane] : 0;
-        for (int o = 1; o < 32; o <<= 1) {
-            uint64_t y = __shfl_up_sync(0xffffffffu, (unsigned long long)w, o);
-            if (lane >= o) w += y;
-        }
-        if (lane < RG_PB_WARPS) sh[lane] = w;
-    }
-    __syncthreads();
-    const uint64_t before = (warp > 0 ? sh[warp - 1] : 0) + x - v;
-    *total = sh[RG_PB_WARPS - 1];
-    __syncthreads();
-    return before;
-}
-`
-
 // probeSide splits the input columns an expression list reads into the
 // probe side's (below np) and the build side's.
 func probeSide(np int, es ...*gpu.Expr) (probe, build []int) {
@@ -157,8 +128,7 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString(preludeSrc)
-	fmt.Fprintf(&b, "\n#define RG_PB_WARPS %d\n", joinThreads/32)
-	b.WriteString(probeBlockScan)
+	b.WriteString(joinFindSrc) // rg_jn_block_scan
 	S := sinkWord(p)
 	items := joinTile / joinThreads
 	head := func(name string) {
@@ -194,7 +164,7 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 		}
 		g.line("cnt += pass;")
 		b.WriteString("          }\n        }\n        pcnt[i] = cnt;\n        sum += cnt;\n      }\n    }\n")
-		fmt.Fprintf(&b, "    uint64_t total;\n    rg_pb_block_scan(sum, &total, sh);\n    if (threadIdx.x == 0) ((uint64_t *)A.a[%d])[t] = total;\n", S+pbCounts)
+		fmt.Fprintf(&b, "    uint64_t total;\n    rg_jn_block_scan(sum, &total, sh);\n    if (threadIdx.x == 0) ((uint64_t *)A.a[%d])[t] = total;\n", S+pbCounts)
 		b.WriteString(tail)
 	}
 
@@ -208,7 +178,7 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 	} else {
 		fmt.Fprintf(&b, "        if (rr >= 0) cnt = unique ? 1 : ((const uint32_t *)A.a[%d])[rr];\n", S+pbClen)
 	}
-	b.WriteString("      }\n      uint64_t total;\n      unsigned long long pos = base + rg_pb_block_scan(cnt, &total, sh);\n")
+	b.WriteString("      }\n      uint64_t total;\n      unsigned long long pos = base + rg_jn_block_scan(cnt, &total, sh);\n")
 	b.WriteString("      if (cnt > 0) {\n")
 	g := newExprGen(p, &b, "        ")
 	all := append([]*gpu.Expr{p.Filter}, p.Project...)

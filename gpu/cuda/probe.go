@@ -138,19 +138,83 @@ func (d *Device) probeArgs(p *gpu.Pipeline, j *probeJoin, st *strTables, n uint6
 
 // probeTable builds the join's hash table and looks every probe row up
 // (joinTable), with buffers from tmp: the join module, its Args and the
-// number of tiles.
-func (d *Device) probeTable(ctx context.Context, j *probeJoin, tmp *temps) (jmod *module, jargs []uint64, ntiles int64, err error) {
+// number of tiles. With find, rg_probe_find looks the rows up, testing its
+// filter first.
+func (d *Device) probeTable(ctx context.Context, j *probeJoin, tmp *temps, find *probeFinder) (jmod *module, jargs []uint64, ntiles int64, err error) {
 	if jmod, err = d.joinModule(); err != nil {
 		return nil, nil, 0, err
 	}
 	jargs = d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
-	ntiles, err = d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp)
+	var lookup func([]uint64, int64) error
+	if find != nil {
+		lookup = func(jargs []uint64, ntiles int64) error { return find.launch(d, jargs, ntiles) }
+	}
+	ntiles, err = d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp, lookup)
 	return jmod, jargs, ntiles, err
+}
+
+// probeFinder is a pipeline's rg_probe_find (codegen_probe_find.go),
+// ready to run once the table is built: its module and its Args up to the
+// join's words.
+type probeFinder struct {
+	mod  *module
+	args []uint64
+}
+
+// probeFilters splits p's filter for a probe run over j: when some of it
+// reads only the probe side and cannot raise, that part becomes an
+// rg_probe_find (returned with the pool block of its string tables, to put
+// back after the kernels when not 0) and the pipeline the pairs are given
+// to keeps the rest of the filter. Else p is returned as it is.
+func (d *Device) probeFilters(p *gpu.Pipeline, j *probeJoin) (pairs *gpu.Pipeline, find *probeFinder, block uint64, err error) {
+	pre, rest := splitProbeFilter(p.Filter, j.nprobe)
+	if pre == nil {
+		return p, nil, 0, nil
+	}
+	pf := probeFindPipeline(p, pre)
+	src, err := d.memoSource(srcKey{p: p, kind: "probe find", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeFindSource(pf, j.nprobe) })
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	S := sinkWord(pf)
+	words := S + pfKeys + jkWords*len(j.bkc)
+	st, err := probeStrTables(pf, j, words)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	mod, err := d.moduleFor(src, "rigel_probe_find.cu")
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	args, block, err := d.probeArgs(pf, j, st, uint64(j.np), words)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	r := *p
+	r.Filter = rest
+	return &r, &probeFinder{mod: mod, args: args}, block, nil
+}
+
+// launch runs rg_probe_find over the table in jargs, in place of
+// rg_join_count.
+func (f *probeFinder) launch(d *Device, jargs []uint64, ntiles int64) error {
+	a := append(f.args[:len(f.args):len(f.args)], jargs[jaRep], jargs[jaClen], jargs[jaCounts], uint64(ntiles),
+		jargs[jaMulti], jargs[jaSlots], jargs[jaMask], jargs[jaFast], jargs[jaNKeys])
+	a = append(a, jargs[jaKeys:]...)
+	return d.timedLaunch(f.mod, "rg_probe_find", d.gridFor(ntiles, 1), joinThreads, 0, a)
 }
 
 // probeMaterialize runs a SinkMaterialize pipeline over the join's pairs.
 func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probeJoin) (out []*column, err error) {
-	src, err := d.memoSource(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
+	orig := p
+	p, find, fblock, err := d.probeFilters(p, j)
+	if err != nil {
+		return nil, err
+	}
+	if fblock != 0 {
+		defer d.pool.put(fblock) // stream order, as below
+	}
+	src, err := d.memoSource(srcKey{p: orig, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +266,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 	if err := d.resetStatus(); err != nil {
 		return nil, err
 	}
-	jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp)
+	jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp, find)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +303,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 			return out, err
 		}
 	}
-	if raisesFlags(src) { // the join's own kernels raise none
+	if raisesFlags(src) { // the join's own kernels and rg_probe_find (gpu.CannotRaise) raise none
 		if _, err := d.checkStatus(); err != nil {
 			return out, err
 		}
@@ -251,8 +315,17 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 // aggregate kernels of Run with their row loop turned into a loop over each
 // probe row's chain of build rows (codegen_probe_agg.go). The pair count
 // (the scan of rg_join_count's tile counts) bounds the groups, as the row
-// count does for Run: it sizes the hash strategy's table.
+// count does for Run: it sizes the hash strategy's table. A filter part
+// that rg_probe_find tests before the lookup is not tested again per pair.
 func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJoin) ([]*column, error) {
+	orig := p
+	p, find, fblock, err := d.probeFilters(p, j)
+	if err != nil {
+		return nil, err
+	}
+	if fblock != 0 {
+		defer d.pool.put(fblock) // stream order: later users wait for the kernels
+	}
 	dictLen := make([]int, len(j.cols))
 	for i, c := range j.cols {
 		if c.dict != nil {
@@ -275,7 +348,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
-	src, err := d.memoSource(srcKey{p: p, kind: "probe aggregate", extra: fmt.Sprint(dictLen, j.nprobe)}, func() (string, error) { return aggregateSource(ap) })
+	src, err := d.memoSource(srcKey{p: orig, kind: "probe aggregate", extra: fmt.Sprint(dictLen, j.nprobe)}, func() (string, error) { return aggregateSource(ap) })
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +370,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	n, pairs := 0, 0
 	ap.probeArgs = []uint64{0, 0, 0}
 	if j.np > 0 && j.nb > 0 {
-		jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp)
+		jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp, find)
 		if err != nil {
 			return nil, err
 		}
