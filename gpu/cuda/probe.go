@@ -147,7 +147,7 @@ func (d *Device) probeTable(ctx context.Context, j *probeJoin, tmp *temps, find 
 	jargs = d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
 	var lookup func([]uint64, int64) error
 	if find != nil {
-		lookup = func(jargs []uint64, ntiles int64) error { return find.launch(d, jargs, ntiles) }
+		lookup = func(jargs []uint64, ntiles int64) error { return find.launch(d, tmp, jargs, ntiles) }
 	}
 	ntiles, err = d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp, lookup)
 	return jmod, jargs, ntiles, err
@@ -157,8 +157,9 @@ func (d *Device) probeTable(ctx context.Context, j *probeJoin, tmp *temps, find 
 // ready to run once the table is built: its module and its Args up to the
 // join's words.
 type probeFinder struct {
-	mod  *module
-	args []uint64
+	mod     *module
+	args    []uint64
+	mcounts uint64 // matched probe rows per tile, once launched
 }
 
 // probeFilters splits p's filter for a probe run over j: when some of it
@@ -196,12 +197,39 @@ func (d *Device) probeFilters(p *gpu.Pipeline, j *probeJoin) (pairs *gpu.Pipelin
 }
 
 // launch runs rg_probe_find over the table in jargs, in place of
-// rg_join_count.
-func (f *probeFinder) launch(d *Device, jargs []uint64, ntiles int64) error {
+// rg_join_count, with its matched-row counts from tmp.
+func (f *probeFinder) launch(d *Device, tmp *temps, jargs []uint64, ntiles int64) error {
+	mcounts, err := tmp.get(ntiles*8, "matched rows per tile")
+	if err != nil {
+		return err
+	}
+	f.mcounts = mcounts
 	a := append(f.args[:len(f.args):len(f.args)], jargs[jaRep], jargs[jaClen], jargs[jaCounts], uint64(ntiles),
-		jargs[jaMulti], jargs[jaSlots], jargs[jaMask], jargs[jaFast], jargs[jaNKeys])
+		jargs[jaMulti], jargs[jaSlots], jargs[jaMask], jargs[jaFast], jargs[jaNKeys], mcounts)
 	a = append(a, jargs[jaKeys:]...)
 	return d.timedLaunch(f.mod, "rg_probe_find", d.gridFor(ntiles, 1), joinThreads, 0, a)
+}
+
+// selection lists, after launch, the probe rows with a match in probe row
+// order (rg_jn_select): the rows, their representatives and how many
+// there are, in buffers from tmp (none when there are none).
+func (f *probeFinder) selection(d *Device, jmod *module, jargs []uint64, ntiles int64, tmp *temps) (sel, srep uint64, n int, err error) {
+	offsets, err := tmp.get((ntiles+1)*8, "matched row offsets")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if n, err = d.scanTiles(jmod, f.mcounts, offsets, ntiles); err != nil || n == 0 {
+		return 0, 0, 0, err
+	}
+	if sel, err = tmp.get(int64(n)*4, "matched probe rows"); err != nil {
+		return 0, 0, 0, err
+	}
+	if srep, err = tmp.get(int64(n)*4, "their representatives"); err != nil {
+		return 0, 0, 0, err
+	}
+	err = d.timedLaunch(jmod, "rg_jn_select", d.gridFor(ntiles, 1), joinThreads, 0,
+		[]uint64{jargs[jaN], 0, jargs[jaRep], offsets, uint64(ntiles), sel, srep})
+	return sel, srep, n, err
 }
 
 // probeMaterialize runs a SinkMaterialize pipeline over the join's pairs.
@@ -270,12 +298,25 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 	if err != nil {
 		return nil, err
 	}
-	args = append(args, jargs[jaRep], jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), 0, jargs[jaMulti])
+	// The kernels walk every probe row, or rg_probe_find's matched ones.
+	n, rep, sel := j.np, jargs[jaRep], uint64(0)
+	if find != nil {
+		if sel, rep, n, err = find.selection(d, jmod, jargs, ntiles, tmp); err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return out, newOut(0)
+		}
+		ntiles = (int64(n) + joinTile - 1) / joinTile
+	}
+	args[0] = uint64(n)
+	args = append(args, rep, jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), 0, jargs[jaMulti], sel)
 	grid := d.gridFor(ntiles, 1)
-	if p.Filter != nil {
-		// rg_probe_count replaces rg_join_count's tile counts (every
-		// pair) with those of the passing pairs.
-		pcnt, err := tmp.get(int64(j.np)*4, "probe row pair counts")
+	if p.Filter != nil || sel != 0 {
+		// rg_probe_count replaces the lookup's tile counts (every pair,
+		// per tile of probe rows) with those of the passing pairs, per
+		// tile of the rows walked.
+		pcnt, err := tmp.get(int64(n)*4, "probe row pair counts")
 		if err != nil {
 			return nil, err
 		}
@@ -338,7 +379,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	}
 	ap.probe = j.nprobe
 	S := sinkWord(p)
-	st, err := probeStrTables(p, j, S+probeMultiWord+1)
+	st, err := probeStrTables(p, j, S+probeSelWord+1)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +409,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	// With no pair the kernels aggregate no rows (an aggregate without
 	// keys still gives its one row).
 	n, pairs := 0, 0
-	ap.probeArgs = []uint64{0, 0, 0}
+	ap.probeArgs = []uint64{0, 0, 0, 0}
 	if j.np > 0 && j.nb > 0 {
 		jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp, find)
 		if err != nil {
@@ -378,8 +419,15 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 			return nil, err
 		}
 		if pairs > 0 {
+			// Every probe row, or rg_probe_find's matched ones.
+			rep, sel := jargs[jaRep], uint64(0)
 			n = j.np
-			ap.probeArgs = []uint64{jargs[jaRep], jargs[jaNext], jargs[jaMulti]}
+			if find != nil {
+				if sel, rep, n, err = find.selection(d, jmod, jargs, ntiles, tmp); err != nil {
+					return nil, err
+				}
+			}
+			ap.probeArgs = []uint64{rep, jargs[jaNext], jargs[jaMulti], sel}
 		}
 	}
 	args[0] = uint64(n)
