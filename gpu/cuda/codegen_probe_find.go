@@ -13,20 +13,26 @@ import (
 // before the lookup: rg_probe_find, generated per pipeline, is
 // rg_join_count with the test in front, so a probe row the filter drops
 // costs its filter columns' loads and no lookup, and is never written out
-// by a filter pipeline before the join. Its outputs are rg_join_count's,
-// rep[] (-1 for a dropped row as for one without a match) and the pairs
-// of each tile, and the matched rows of each tile: join.cu's rg_jn_select
-// then lists the matched rows, and the probe kernels walk that list (their
-// selection word) instead of every probe row, testing on each pair only
-// the rest of the filter. TPC-H Q10's aggregate took 1.7 ms walking all of
+// by a filter pipeline before the join. It writes the pairs of each tile
+// of joinTile probe rows, as rg_join_count does, and instead of every
+// row's representative a list of the rows with a match: each tile's
+// matched rows and their representatives from the tile's first entry on
+// (in row order; a ballot per warp and one scan per tile place them), and
+// their number. join.cu's rg_jn_select joins the tiles' lists into one,
+// and the probe kernels walk that list (their selection word) instead of
+// every probe row, testing on each pair only the rest of the filter.
+//
+// Measured at TPC-H SF10 on an H100: walking every probe row instead, the
+// warps held one pair in 32 lanes, and Q10's aggregate took 1.7 ms over
 // lineitem's 60M rows for its 1.1M pairs, against 1.06 ms over the 14.8M
-// rows of the filter pipeline it replaced (H100, session 16 device run 1):
-// the warps then hold one pair in 32 lanes.
+// rows of the filter pipeline the fold replaced (session 16 device run 1);
+// a list made from a rep[] of every row (written, then read by a kernel
+// with a block scan per 256 rows) cost 0.49 + 0.24 ms in Q7 (run 2).
 //
 // Args: np, status, inputs (2 words each), string tables, then from
 // S = sinkWord of the find pipeline:
 const (
-	pfRep     = iota // int32 rep[np], written
+	pfRep     = iota // int32 representatives of the matched rows, written (see below)
 	pfClen           // uint32 chain length per representative build row
 	pfCounts         // uint64 pairs per tile, written
 	pfNTiles         // tiles of joinTile probe rows
@@ -36,6 +42,7 @@ const (
 	pfFast           // 1: one 8-byte key without validity (rg_jn_find8)
 	pfNKeys          // key columns
 	pfMCounts        // uint64 matched probe rows per tile, written
+	pfSel            // int32 matched probe rows, written (see below)
 	pfKeys           // the key descriptors, JK_WORDS words each (join.cu's from JA_KEYS)
 )
 
@@ -122,26 +129,67 @@ func probeFindSource(pf *gpu.Pipeline, np int) (string, error) {
 	S := sinkWord(pf)
 	w := func(k int) int { return S + k }
 	b.WriteString("\nextern \"C\" __global__ void __launch_bounds__(JN_THREADS) rg_probe_find(const Args A) {\n")
-	b.WriteString("  __shared__ uint64_t kd[JK_MAX * JK_WORDS];\n  __shared__ uint64_t sh[JN_THREADS / 32];\n")
+	b.WriteString("  __shared__ uint64_t kd[JK_MAX * JK_WORDS];\n")
+	// wc: the matched rows of each (item, warp) of a tile, then their
+	// exclusive scan; tp: the tile's pairs.
+	b.WriteString("  __shared__ uint32_t wc[JN_ITEMS * (JN_THREADS / 32)];\n  __shared__ unsigned long long tp;\n")
+	b.WriteString("  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n")
+	b.WriteString("  if (threadIdx.x == 0) tp = 0;\n")
 	fmt.Fprintf(&b, "  const int nk = (int)A.a[%d];\n  rg_jn_load_keys(A, %d, nk, kd);\n", w(pfNKeys), w(pfKeys))
 	b.WriteString("  const long long n = (long long)A.a[0];\n")
-	fmt.Fprintf(&b, "  int32_t *rep = (int32_t *)A.a[%d];\n", w(pfRep))
+	fmt.Fprintf(&b, "  int32_t *trep = (int32_t *)A.a[%d], *tsel = (int32_t *)A.a[%d];\n", w(pfRep), w(pfSel))
 	fmt.Fprintf(&b, "  const uint32_t *clen = (const uint32_t *)A.a[%d];\n", w(pfClen))
 	fmt.Fprintf(&b, "  uint64_t *counts = (uint64_t *)A.a[%d], *mcounts = (uint64_t *)A.a[%d];\n", w(pfCounts), w(pfMCounts))
 	fmt.Fprintf(&b, "  const long long ntiles = (long long)A.a[%d];\n", w(pfNTiles))
 	fmt.Fprintf(&b, "  const bool unique = *(const uint32_t *)A.a[%d] == 0, fast = A.a[%d] != 0;\n", w(pfMulti), w(pfFast))
 	fmt.Fprintf(&b, "  const unsigned long long *slots = (const unsigned long long *)A.a[%d];\n", w(pfSlots))
 	fmt.Fprintf(&b, "  const uint64_t mask = A.a[%d];\n", w(pfMask))
-	b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n    uint64_t sum = 0, matched = 0;\n")
-	b.WriteString("    for (int k = 0; k < JN_ITEMS; k++) {\n      const long long i = t * JN_TILE + k * JN_THREADS + threadIdx.x;\n      if (i < n) {\n")
+	b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n")
+	b.WriteString("    int32_t rs[JN_ITEMS];\n    uint32_t below[JN_ITEMS];\n    uint64_t pairs = 0;\n")
+	b.WriteString("#pragma unroll\n    for (int k = 0; k < JN_ITEMS; k++) {\n      const long long i = t * JN_TILE + k * JN_THREADS + threadIdx.x;\n      int32_t r = -1;\n      if (i < n) {\n")
 	g := newExprGen(pf, &b, "        ")
 	if err := rowFilter(g); err != nil {
 		return "", err
 	}
-	g.line("const int32_t r = pass ? (fast ? rg_jn_find8(slots, mask, kd, i) : rg_jn_find(slots, mask, kd, nk, i)) : -1;")
-	g.line("rep[i] = r;")
-	g.line("if (r >= 0) { sum += unique ? 1 : clen[r]; matched++; }")
-	b.WriteString("      }\n    }\n    uint64_t total, mtotal;\n    rg_jn_block_scan(sum, &total, sh);\n    rg_jn_block_scan(matched, &mtotal, sh);\n")
-	b.WriteString("    if (threadIdx.x == 0) { counts[t] = total; mcounts[t] = mtotal; }\n  }\n}\n")
+	g.line("if (pass) r = fast ? rg_jn_find8(slots, mask, kd, i) : rg_jn_find(slots, mask, kd, nk, i);")
+	g.line("if (r >= 0) pairs += unique ? 1 : clen[r];")
+	b.WriteString(`      }
+      const unsigned m = __ballot_sync(0xffffffffu, r >= 0);
+      rs[k] = r;
+      below[k] = __popc(m & ((1u << lane) - 1u));
+      if (lane == 0) wc[k * (JN_THREADS / 32) + warp] = __popc(m);
+    }
+    for (int o = 16; o > 0; o >>= 1) pairs += __shfl_down_sync(0xffffffffu, (unsigned long long)pairs, o);
+    if (lane == 0 && pairs) atomicAdd(&tp, (unsigned long long)pairs);
+    __syncthreads();
+    // (item, warp) in row order: rows k * JN_THREADS + warp * 32 + lane.
+    if (warp == 0) {
+      const uint32_t a = wc[2 * lane], c = wc[2 * lane + 1];
+      uint32_t x = a + c;
+      for (int o = 1; o < 32; o <<= 1) {
+        const uint32_t y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+      }
+      wc[2 * lane] = x - a - c;
+      wc[2 * lane + 1] = x - c;
+      if (lane == 31) {
+        mcounts[t] = x;
+        counts[t] = tp;
+        tp = 0;
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < JN_ITEMS; k++) {
+      if (rs[k] >= 0) {
+        const long long at = t * JN_TILE + wc[k * (JN_THREADS / 32) + warp] + below[k];
+        tsel[at] = (int32_t)(t * JN_TILE + k * JN_THREADS + threadIdx.x);
+        trep[at] = rs[k];
+      }
+    }
+    __syncthreads();
+  }
+}
+`)
 	return b.String(), nil
 }

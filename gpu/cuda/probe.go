@@ -157,9 +157,9 @@ func (d *Device) probeTable(ctx context.Context, j *probeJoin, tmp *temps, find 
 // ready to run once the table is built: its module and its Args up to the
 // join's words.
 type probeFinder struct {
-	mod     *module
-	args    []uint64
-	mcounts uint64 // matched probe rows per tile, once launched
+	mod           *module
+	args          []uint64
+	tsel, mcounts uint64 // each tile's list of matched rows and its length, once launched
 }
 
 // probeFilters splits p's filter for a probe run over j: when some of it
@@ -197,22 +197,28 @@ func (d *Device) probeFilters(p *gpu.Pipeline, j *probeJoin) (pairs *gpu.Pipelin
 }
 
 // launch runs rg_probe_find over the table in jargs, in place of
-// rg_join_count, with its matched-row counts from tmp.
+// rg_join_count: it writes each tile's matched rows to a buffer from tmp
+// and their representatives to the join's rep.
 func (f *probeFinder) launch(d *Device, tmp *temps, jargs []uint64, ntiles int64) error {
 	mcounts, err := tmp.get(ntiles*8, "matched rows per tile")
 	if err != nil {
 		return err
 	}
-	f.mcounts = mcounts
+	tsel, err := tmp.get(int64(jargs[jaN])*4, "matched rows by tile")
+	if err != nil {
+		return err
+	}
+	f.tsel, f.mcounts = tsel, mcounts
 	a := append(f.args[:len(f.args):len(f.args)], jargs[jaRep], jargs[jaClen], jargs[jaCounts], uint64(ntiles),
-		jargs[jaMulti], jargs[jaSlots], jargs[jaMask], jargs[jaFast], jargs[jaNKeys], mcounts)
+		jargs[jaMulti], jargs[jaSlots], jargs[jaMask], jargs[jaFast], jargs[jaNKeys], mcounts, tsel)
 	a = append(a, jargs[jaKeys:]...)
 	return d.timedLaunch(f.mod, "rg_probe_find", d.gridFor(ntiles, 1), joinThreads, 0, a)
 }
 
-// selection lists, after launch, the probe rows with a match in probe row
-// order (rg_jn_select): the rows, their representatives and how many
-// there are, in buffers from tmp (none when there are none).
+// selection joins, after launch, the tiles' lists of matched probe rows
+// into one, in probe row order (rg_jn_select): the rows, their
+// representatives and how many there are, in buffers from tmp (none when
+// there are none).
 func (f *probeFinder) selection(d *Device, jmod *module, jargs []uint64, ntiles int64, tmp *temps) (sel, srep uint64, n int, err error) {
 	offsets, err := tmp.get((ntiles+1)*8, "matched row offsets")
 	if err != nil {
@@ -228,7 +234,7 @@ func (f *probeFinder) selection(d *Device, jmod *module, jargs []uint64, ntiles 
 		return 0, 0, 0, err
 	}
 	err = d.timedLaunch(jmod, "rg_jn_select", d.gridFor(ntiles, 1), joinThreads, 0,
-		[]uint64{jargs[jaN], 0, jargs[jaRep], offsets, uint64(ntiles), sel, srep})
+		[]uint64{uint64(ntiles), 0, f.tsel, jargs[jaRep], offsets, f.mcounts, sel, srep})
 	return sel, srep, n, err
 }
 

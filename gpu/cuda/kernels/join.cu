@@ -148,30 +148,21 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_write(const Arg
     }
 }
 
-// rg_jn_select writes, in probe row order, the probe rows with a match
-// (rep[p] >= 0) to sel[] and their representatives to srep[], each tile of
-// JN_TILE probe rows from offsets[tile] on (the scan of its matched rows).
-// A probe that tested a filter before its lookup (rg_probe_find) keeps few
-// rows; the kernels after it then walk those alone, in full warps.
-// Args: n, -, rep, offsets, ntiles, sel, srep.
+// rg_jn_select joins the lists of matched probe rows that rg_probe_find
+// (codegen_probe_find.go) leaves at the start of each tile of JN_TILE
+// entries of tsel[] and trep[] (mcounts[tile] of them) into one list, sel[]
+// and srep[], tile after tile from offsets[tile] (the scan of mcounts).
+// Args: ntiles, -, tsel, trep, offsets, mcounts, sel, srep.
 extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_jn_select(const Args A) {
-    __shared__ uint64_t sh[JN_THREADS / 32];
-    const uint64_t n = A.a[0], ntiles = A.a[4];
-    const int32_t *rep = (const int32_t *)A.a[2];
-    const uint64_t *offsets = (const uint64_t *)A.a[3];
-    int32_t *sel = (int32_t *)A.a[5], *srep = (int32_t *)A.a[6];
+    const uint64_t ntiles = A.a[0];
+    const int32_t *tsel = (const int32_t *)A.a[2], *trep = (const int32_t *)A.a[3];
+    const uint64_t *offsets = (const uint64_t *)A.a[4], *mcounts = (const uint64_t *)A.a[5];
+    int32_t *sel = (int32_t *)A.a[6], *srep = (int32_t *)A.a[7];
     for (uint64_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-        uint64_t base = offsets[tile];
-        for (int j = 0; j < JN_ITEMS; j++) {
-            const uint64_t p = tile * JN_TILE + (uint64_t)j * JN_THREADS + threadIdx.x;
-            const int32_t r = p < n ? rep[p] : -1;
-            uint64_t total;
-            const uint64_t o = base + rg_jn_block_scan(r >= 0 ? 1 : 0, &total, sh);
-            if (r >= 0) {
-                sel[o] = (int32_t)p;
-                srep[o] = r;
-            }
-            base += total;
+        const uint64_t m = mcounts[tile], base = offsets[tile], from = tile * JN_TILE;
+        for (uint64_t k = threadIdx.x; k < m; k += JN_THREADS) {
+            sel[base + k] = tsel[from + k];
+            srep[base + k] = trep[from + k];
         }
     }
 }
