@@ -133,6 +133,10 @@ func probeFindSource(pf *gpu.Pipeline, np int) (string, error) {
 	// wc: the matched rows of each (item, warp) of a tile, then their
 	// exclusive scan; tp: the tile's pairs.
 	b.WriteString("  __shared__ uint32_t wc[JN_ITEMS * (JN_THREADS / 32)];\n  __shared__ unsigned long long tp;\n")
+	// rs: each row's representative, kept for the second pass (in
+	// registers, the eight rows' unrolled lookups made the kernel 1.6
+	// times slower: session 16 device run 3).
+	b.WriteString("  __shared__ int32_t rs[JN_TILE];\n")
 	b.WriteString("  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n")
 	b.WriteString("  if (threadIdx.x == 0) tp = 0;\n")
 	fmt.Fprintf(&b, "  const int nk = (int)A.a[%d];\n  rg_jn_load_keys(A, %d, nk, kd);\n", w(pfNKeys), w(pfKeys))
@@ -145,8 +149,8 @@ func probeFindSource(pf *gpu.Pipeline, np int) (string, error) {
 	fmt.Fprintf(&b, "  const unsigned long long *slots = (const unsigned long long *)A.a[%d];\n", w(pfSlots))
 	fmt.Fprintf(&b, "  const uint64_t mask = A.a[%d];\n", w(pfMask))
 	b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n")
-	b.WriteString("    int32_t rs[JN_ITEMS];\n    uint32_t below[JN_ITEMS];\n    uint64_t pairs = 0;\n")
-	b.WriteString("#pragma unroll\n    for (int k = 0; k < JN_ITEMS; k++) {\n      const long long i = t * JN_TILE + k * JN_THREADS + threadIdx.x;\n      int32_t r = -1;\n      if (i < n) {\n")
+	b.WriteString("    uint64_t pairs = 0;\n")
+	b.WriteString("    for (int k = 0; k < JN_ITEMS; k++) {\n      const long long i = t * JN_TILE + k * JN_THREADS + threadIdx.x;\n      int32_t r = -1;\n      if (i < n) {\n")
 	g := newExprGen(pf, &b, "        ")
 	if err := rowFilter(g); err != nil {
 		return "", err
@@ -155,8 +159,7 @@ func probeFindSource(pf *gpu.Pipeline, np int) (string, error) {
 	g.line("if (r >= 0) pairs += unique ? 1 : clen[r];")
 	b.WriteString(`      }
       const unsigned m = __ballot_sync(0xffffffffu, r >= 0);
-      rs[k] = r;
-      below[k] = __popc(m & ((1u << lane) - 1u));
+      rs[k * JN_THREADS + threadIdx.x] = r;
       if (lane == 0) wc[k * (JN_THREADS / 32) + warp] = __popc(m);
     }
     for (int o = 16; o > 0; o >>= 1) pairs += __shfl_down_sync(0xffffffffu, (unsigned long long)pairs, o);
@@ -181,10 +184,12 @@ func probeFindSource(pf *gpu.Pipeline, np int) (string, error) {
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < JN_ITEMS; k++) {
-      if (rs[k] >= 0) {
-        const long long at = t * JN_TILE + wc[k * (JN_THREADS / 32) + warp] + below[k];
+      const int32_t r = rs[k * JN_THREADS + threadIdx.x];
+      const unsigned m = __ballot_sync(0xffffffffu, r >= 0);
+      if (r >= 0) {
+        const long long at = t * JN_TILE + wc[k * (JN_THREADS / 32) + warp] + __popc(m & ((1u << lane) - 1u));
         tsel[at] = (int32_t)(t * JN_TILE + k * JN_THREADS + threadIdx.x);
-        trep[at] = rs[k];
+        trep[at] = r;
       }
     }
     __syncthreads();
