@@ -41,7 +41,7 @@ func (p *ProbePipeline) Describe() string {
 	}
 	s := fmt.Sprintf("%s %s [%s] %s", kind, p.Join.Type, p.Join.keysText(), p.Pipe)
 	if p.fold != nil {
-		s += fmt.Sprintf(" (when its %s side is the larger, that side's filter runs in the probe)", []string{"left", "right"}[p.fold.side])
+		s += fmt.Sprintf(" (when the other side is small, the %s side's filter runs in the probe)", []string{"left", "right"}[p.fold.side])
 	}
 	return s
 }
