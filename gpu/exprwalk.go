@@ -35,3 +35,27 @@ func MarkColumns(e *Expr, used map[int]bool) {
 func Renumbered(e *Expr, remap map[int]int) *Expr {
 	return ReplaceColumns(e, func(c *Expr) *Expr { return Col(remap[c.Col], c.Type) })
 }
+
+// CannotRaise reports whether evaluating e can raise no error on any row:
+// it is built only of columns, constants, comparisons, logic, null tests,
+// string predicates and date fields (arithmetic and casts can overflow).
+// Such a filter may be tested on more rows than the plan tests it on, for
+// example on every probe row before a join's lookup instead of on the
+// joined pairs, without raising an error the plan would not.
+func CannotRaise(e *Expr) bool {
+	if e == nil {
+		return true
+	}
+	switch e.Op {
+	case OpCol, OpConst, OpEq, OpNe, OpLt, OpLe, OpGt, OpGe, OpAnd, OpOr, OpNot,
+		OpIsNull, OpIsNotNull, OpStrPred, OpYear, OpMonth, OpDay, OpCase:
+	default:
+		return false
+	}
+	for _, a := range e.Args {
+		if !CannotRaise(a) {
+			return false
+		}
+	}
+	return true
+}

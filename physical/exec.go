@@ -166,6 +166,9 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 		return nil, err
 	}
 	ch := n.Children()
+	if e, ok := n.(interface{ execChildren() []Node }); ok {
+		ch = e.execChildren()
+	}
 	ins := make([][]gpu.Column, len(ch))
 	for i, c := range ch {
 		var err error
@@ -186,6 +189,19 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 // traceNodes (RIGEL_TRACE=1) prints every node's own time and output rows
 // as it finishes, children first.
 var traceNodes = os.Getenv("RIGEL_TRACE") == "1"
+
+// pipeline runs x over its input's columns (none of its own work when it
+// only reorders them).
+func (r *run) pipeline(ctx context.Context, x *Pipeline, in []gpu.Column) ([]gpu.Column, error) {
+	if out, ok := passThrough(x.Pipe, in); ok {
+		return out, nil
+	}
+	out, err := r.x.Dev.Run(ctx, x.Pipe, in)
+	if err != nil {
+		return nil, err
+	}
+	return r.keep(out), nil
+}
 
 // self runs one node over its inputs' columns.
 func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Column, error) {
@@ -215,14 +231,11 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 	case *Scan:
 		return r.x.Cache.get(ctx, r.x.Dev, r.x.Source, x, &r.st.Scan, &r.pins)
 	case *Pipeline:
-		if out, ok := passThrough(x.Pipe, in); ok {
-			return out, nil
-		}
-		out, err := r.x.Dev.Run(ctx, x.Pipe, in)
+		out, err := r.pipeline(ctx, x, in)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
 		}
-		return r.keep(out), nil
+		return out, nil
 	case *Sort:
 		out, err := r.x.Dev.Sort(ctx, in, x.Keys, x.Limit)
 		if err != nil {

@@ -26,6 +26,10 @@ type ProbePipeline struct {
 	// hands the device the same pipeline (whose generated source the
 	// device then remembers) and concurrent runs share it without a race.
 	swapped *gpu.Pipeline
+	// fold, when set, is the same join run over a side's filter pipeline's
+	// input, that filter evaluated with the join's pipeline (see
+	// probeFold).
+	fold *probeFold
 }
 
 func (p *ProbePipeline) OutputTypes() []gpu.Type { return p.Pipe.OutputTypes() }
@@ -35,7 +39,22 @@ func (p *ProbePipeline) Describe() string {
 	if p.Pipe.Sink == gpu.SinkAggregate {
 		kind = "ProbePipeline+HashAggregate"
 	}
-	return fmt.Sprintf("%s %s [%s] %s", kind, p.Join.Type, p.Join.keysText(), p.Pipe)
+	s := fmt.Sprintf("%s %s [%s] %s", kind, p.Join.Type, p.Join.keysText(), p.Pipe)
+	if p.fold != nil {
+		s += fmt.Sprintf(" (when the other side is small, the %s side's filter runs in the probe)", []string{"left", "right"}[p.fold.side])
+	}
+	return s
+}
+
+// execChildren: with a fold, the folded side's filter pipeline is not run
+// as a node; probePipeline runs it only when the fold does not apply.
+func (p *ProbePipeline) execChildren() []Node {
+	if p.fold == nil {
+		return p.Children()
+	}
+	ch := p.Children()
+	ch[p.fold.side] = p.fold.pre.Input
+	return ch
 }
 
 // FuseProbes rewrites root's inner equi-joins into ProbePipelines: a Join
@@ -130,13 +149,32 @@ func fuseJoin(j *Join, p *gpu.Pipeline) *ProbePipeline {
 		jj.Residual = nil
 		j = &jj
 	}
+	x := newProbePipeline(j, p)
+	x.fold = foldFilterSide(x)
+	return x
+}
+
+func newProbePipeline(j *Join, p *gpu.Pipeline) *ProbePipeline {
 	nl, nr := len(j.Left.OutputTypes()), len(j.Right.OutputTypes())
 	return &ProbePipeline{Join: j, Pipe: p, swapped: swapSides(p, nl, nr)}
 }
 
 // probePipeline runs x over its sides' columns: one RunProbe where the
 // device offers it and takes the pipeline, else the join then the pipeline.
+// With a fold, the folded side's columns are its filter pipeline's input.
 func (r *run) probePipeline(ctx context.Context, x *ProbePipeline, left, right []gpu.Column) ([]gpu.Column, error) {
+	if f := x.fold; f != nil {
+		sides := [2][]gpu.Column{left, right}
+		if f.applies(rowCount(left), rowCount(right)) {
+			return r.probePipeline(ctx, f.node, left, right)
+		}
+		filtered, err := r.pipeline(ctx, f.pre, sides[f.side])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.pre.Describe(), err)
+		}
+		sides[f.side] = filtered
+		left, right = sides[0], sides[1]
+	}
 	if pr, ok := r.x.Dev.(gpu.ProbeRunner); ok {
 		out, err := r.runProbe(ctx, pr, x, left, right)
 		if err == nil {

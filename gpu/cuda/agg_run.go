@@ -42,7 +42,7 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 
 // aggregateGrowing runs the aggregate kernels over n rows (or probe rows),
 // growing a hash strategy's table while the kernel reports it full. Tables
-// start at the hint (or a modest size); 2*units+64 slots always suffice,
+// start at the hint (or a size from the units); 2*units+64 slots always suffice,
 // units being the rows (or join pairs) that can each make a group.
 func (d *Device) aggregateGrowing(ap *aggPlan, mod *module, cols []*column, args []uint64, n, units int) ([]*column, error) {
 	p := ap.p
@@ -50,7 +50,13 @@ func (d *Device) aggregateGrowing(ap *aggPlan, mod *module, cols []*column, args
 	if ap.strat == stratHash {
 		want := 2 * p.GroupHint
 		if p.GroupHint <= 0 {
-			want = 1 << 16
+			// No hint: half the units, from 64K to 1M slots. A table that
+			// fills up costs a pass up to where it filled: TPC-H Q3's 114K
+			// groups filled 64K slots after 0.30 ms, Q10's 381K groups
+			// 256K slots after 0.74 ms (SF10, H100, session 15 device run
+			// 2 and session 16 run 1); a table larger than needed costs
+			// only its initialization and the emit's scan over its slots.
+			want = min(max(units/2, 1<<16), 1<<20)
 		}
 		capacity = nextPow2(min(max(want, 64), 2*units+64))
 	}
@@ -160,7 +166,7 @@ func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []
 		return nil, nil, err
 	}
 	a := append(append([]uint64(nil), args...), table, uint64(nslots), keys, fill, uint64(capacity), uint64(capacity)*7/10, states)
-	a = append(a, ap.probeArgs...) // a probe's rep, next and multi (codegen_probe_agg.go)
+	a = append(a, ap.probeArgs...) // a probe's rep, next, multi and selection (codegen_probe_agg.go)
 	if err := d.timedLaunch(mod, "rg_agg_init", d.gridFor(int64(nslots), blockThreads), blockThreads, 0, a); err != nil {
 		return nil, nil, err
 	}

@@ -53,7 +53,7 @@ type aggPlan struct {
 	// probe, when > 0, makes the kernel aggregate the pairs of an inner
 	// join (RunProbe, codegen_probe_agg.go): the first probe inputs are
 	// the probe side's, read at probe row i, the rest the build side's,
-	// read at the build row bj of i's hash chain. probeArgs (rep, next, multi)
+	// read at the build row bj of i's hash chain. probeArgs (rep, next, multi, sel)
 	// follow the aggregate's own Args words.
 	probe     int
 	probeArgs []uint64
@@ -345,15 +345,18 @@ func aggregateSource(ap *aggPlan) (string, error) {
 		b.WriteString(emitSource(ap))
 		return b.String(), nil
 	}
-	b.WriteString("  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {\n")
 	g := newExprGen(p, &b, "    ")
 	if ap.probe > 0 {
 		// One pass of the body per pair of probe row i.
-		fmt.Fprintf(&b, "    for (int32_t bj = ((const int32_t *)A.a[%d])[i]; bj >= 0; bj = %s) {\n", S+probeRepWord, probeNextStep(S))
+		b.WriteString("  for (long long ix = blockIdx.x * (long long)blockDim.x + threadIdx.x; ix < n; ix += (long long)gridDim.x * blockDim.x) {\n")
+		fmt.Fprintf(&b, "    const long long i = %s; (void)i;\n", probeRow(S))
+		fmt.Fprintf(&b, "    for (int32_t bj = ((const int32_t *)A.a[%d])[ix]; bj >= 0; bj = %s) {\n", S+probeRepWord, probeNextStep(S))
 		g.indent = "      "
 		if err := probePreload(g, ap); err != nil {
 			return "", err
 		}
+	} else {
+		b.WriteString("  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {\n")
 	}
 	if err := rowFilter(g); err != nil {
 		return "", err

@@ -36,7 +36,11 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	// table, so the table stays below 80% full and every probe ends.
 	b.WriteString("  __shared__ unsigned blockFill;\n  if (threadIdx.x == 0) blockFill = 0;\n  __syncthreads();\n")
 	b.WriteString("  const unsigned fillStep = (unsigned)max(1ull, cap / 10 / gridDim.x);\n")
-	b.WriteString("  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i - lane < n; i += (long long)gridDim.x * blockDim.x) {\n")
+	loopVar := "i" // the row; a probe's loop entry, whose row is probeRow
+	if ap.probe > 0 {
+		loopVar = "ix"
+	}
+	fmt.Fprintf(b, "  for (long long %s = blockIdx.x * (long long)blockDim.x + threadIdx.x; %s - lane < n; %s += (long long)gridDim.x * blockDim.x) {\n", loopVar, loopVar, loopVar)
 	// Once the table is too full every warp stops: the host grows it and
 	// runs again, and inserting on into a full table would make each probe
 	// walk the whole table. __any_sync keeps the decision warp-uniform.
@@ -46,7 +50,7 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 		// The pairs of the warp's probe rows, one chain step per turn
 		// (warp-uniform: the turns go on while any lane has a pair).
 		// Rows scanned are the pairs walked, for groupEstimate.
-		fmt.Fprintf(b, "    int32_t bj = i < n ? ((const int32_t *)A.a[%d])[i] : -1;\n", sinkWord(p)+probeRepWord)
+		fmt.Fprintf(b, "    int32_t bj = ix < n ? ((const int32_t *)A.a[%d])[ix] : -1;\n", sinkWord(p)+probeRepWord)
 		b.WriteString("    for (;;) {\n    if (!__any_sync(FULL, bj >= 0) || __any_sync(FULL, ((volatile uint32_t *)fill)[0] >= maxFill)) break;\n")
 		b.WriteString("    iters += __popc(__ballot_sync(FULL, bj >= 0));\n")
 		rowGuard = "bj >= 0"
@@ -70,6 +74,7 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	fmt.Fprintf(b, "    if (%s) {\n", rowGuard)
 	g := newExprGen(p, b, "      ")
 	if ap.probe > 0 {
+		g.line("const long long i = %s; (void)i;", probeRow(sinkWord(p)))
 		if err := probePreload(g, ap); err != nil {
 			return err
 		}

@@ -19,19 +19,25 @@ import (
 //
 // The output is written in two passes over the same tiles of joinTile
 // probe rows as rg_join_count's (256 threads, 8 rows each):
-//   - rg_probe_count (only with a filter) counts the passing pairs of each
-//     probe row into pcnt[] and of each tile into counts[];
+//   - rg_probe_count (with a filter, or over a selection) counts the
+//     passing pairs of each probe row into pcnt[] and of each tile into
+//     counts[];
 //   - offsets = scan(counts) (rg_jn_scan of join.cu);
 //   - rg_probe_write gives each probe row its first output row (a block
 //     scan of the per-row counts within the tile, from offsets[tile]) and
 //     writes its passing pairs from there.
 //
 // Without a filter every pair passes: rg_join_count's tile counts and the
-// chain lengths clen[rep] are the counts, and rg_probe_count is not run.
+// chain lengths clen[rep] are the counts, rg_probe_count is not run and
+// the pcnt word is 0.
 //
-// Args: np, status, inputs (probe columns then build columns, 2 words
+// With a selection (sel, not 0: rg_jn_select's list of the probe rows with
+// a match) the kernels walk the n rows of the list instead of every probe
+// row: entry ix is probe row sel[ix], its representative rep[ix].
+//
+// Args: n, status, inputs (probe columns then build columns, 2 words
 // each), string tables, then from S = sinkWord(p): rep, next, clen,
-// counts|offsets, ntiles, pcnt, multi, then 2 words (data, valid) per
+// counts|offsets, ntiles, pcnt, multi, sel, then 2 words (data, valid) per
 // output. multi is join.cu's flag word: 0 when every chain is one row
 // long, and the kernels then read neither clen nor next.
 const (
@@ -42,37 +48,9 @@ const (
 	pbNTiles
 	pbPcnt
 	pbMulti
+	pbSel
 	pbOut
 )
-
-// probeBlockScan is join.cu's rg_jn_block_scan for the generated module
-// (which does not include join.cu): a block-wide exclusive scan of one
-// uint64 per thread, *total receiving the block's sum.
-const probeBlockScan = `
-__device__ __forceinline__ uint64_t rg_pb_block_scan(uint64_t v, uint64_t *total, uint64_t *sh) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    uint64_t x = v;
-    for (int o = 1; o < 32; o <<= 1) {
-        uint64_t y = __shfl_up_sync(0xffffffffu, (unsigned long long)x, o);
-        if (lane >= o) x += y;
-    }
-    if (lane == 31) sh[warp] = x;
-    __syncthreads();
-    if (warp == 0) {
-        uint64_t w = lane < RG_PB_WARPS ? sh[lane] : 0;
-        for (int o = 1; o < 32; o <<= 1) {
-            uint64_t y = __shfl_up_sync(0xffffffffu, (unsigned long long)w, o);
-            if (lane >= o) w += y;
-        }
-        if (lane < RG_PB_WARPS) sh[lane] = w;
-    }
-    __syncthreads();
-    const uint64_t before = (warp > 0 ? sh[warp - 1] : 0) + x - v;
-    *total = sh[RG_PB_WARPS - 1];
-    __syncthreads();
-    return before;
-}
-`
 
 // probeSide splits the input columns an expression list reads into the
 // probe side's (below np) and the build side's.
@@ -157,8 +135,7 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString(preludeSrc)
-	fmt.Fprintf(&b, "\n#define RG_PB_WARPS %d\n", joinThreads/32)
-	b.WriteString(probeBlockScan)
+	b.WriteString(joinFindSrc) // rg_jn_block_scan
 	S := sinkWord(p)
 	items := joinTile / joinThreads
 	head := func(name string) {
@@ -167,50 +144,46 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 		fmt.Fprintf(&b, "  const int32_t *rep = (const int32_t *)A.a[%d];\n", S+pbRep)
 		fmt.Fprintf(&b, "  const int32_t *next = (const int32_t *)A.a[%d];\n", S+pbNext)
 		fmt.Fprintf(&b, "  const bool unique = *(const uint32_t *)A.a[%d] == 0;\n", S+pbMulti)
-		if p.Filter != nil {
-			fmt.Fprintf(&b, "  uint32_t *pcnt = (uint32_t *)A.a[%d];\n", S+pbPcnt)
-		}
+		fmt.Fprintf(&b, "  uint32_t *pcnt = (uint32_t *)A.a[%d];\n", S+pbPcnt)
+		fmt.Fprintf(&b, "  const int32_t *sel = (const int32_t *)A.a[%d];\n", S+pbSel)
 		fmt.Fprintf(&b, "  const long long ntiles = (long long)A.a[%d];\n", S+pbNTiles)
 		fmt.Fprintf(&b, "  __shared__ uint64_t sh[%d];\n", joinThreads/32)
 		b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n")
 	}
 	tail := "  }\n}\n"
+	entry := fmt.Sprintf("      const long long ix = t * %d + k * %d + threadIdx.x;\n", joinTile, joinThreads)
 
+	head("rg_probe_count")
+	b.WriteString("    uint64_t sum = 0;\n")
+	fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n", items)
+	b.WriteString(entry)
+	b.WriteString("      if (ix < n) {\n        uint32_t cnt = 0;\n        const int32_t rr = rep[ix];\n        if (rr >= 0) {\n          const long long i = sel ? sel[ix] : ix;\n          (void)i;\n")
+	g := newExprGen(p, &b, "          ")
 	if p.Filter != nil {
-		head("rg_probe_count")
-		b.WriteString("    uint64_t sum = 0;\n")
-		fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n", items)
-		fmt.Fprintf(&b, "      const long long i = t * %d + k * %d + threadIdx.x;\n", joinTile, joinThreads)
-		b.WriteString("      if (i < n) {\n        uint32_t cnt = 0;\n        const int32_t rr = rep[i];\n        if (rr >= 0) {\n")
-		g := newExprGen(p, &b, "          ")
 		pc, _ := probeSide(np, p.Filter)
 		if err := loadAllAt(g, pc, "i"); err != nil {
 			return "", err
 		}
-		b.WriteString("          for (int32_t bj = rr; bj >= 0; bj = unique ? -1 : next[bj]) {\n")
-		g.indent = "            "
-		if err := probeFilter(g, np); err != nil {
-			return "", err
-		}
-		g.line("cnt += pass;")
-		b.WriteString("          }\n        }\n        pcnt[i] = cnt;\n        sum += cnt;\n      }\n    }\n")
-		fmt.Fprintf(&b, "    uint64_t total;\n    rg_pb_block_scan(sum, &total, sh);\n    if (threadIdx.x == 0) ((uint64_t *)A.a[%d])[t] = total;\n", S+pbCounts)
-		b.WriteString(tail)
 	}
+	b.WriteString("          for (int32_t bj = rr; bj >= 0; bj = unique ? -1 : next[bj]) {\n")
+	g.indent = "            "
+	if err := probeFilter(g, np); err != nil {
+		return "", err
+	}
+	g.line("cnt += pass;")
+	b.WriteString("          }\n        }\n        pcnt[ix] = cnt;\n        sum += cnt;\n      }\n    }\n")
+	fmt.Fprintf(&b, "    uint64_t total;\n    rg_jn_block_scan(sum, &total, sh);\n    if (threadIdx.x == 0) ((uint64_t *)A.a[%d])[t] = total;\n", S+pbCounts)
+	b.WriteString(tail)
 
 	head("rg_probe_write")
 	fmt.Fprintf(&b, "    uint64_t base = ((const uint64_t *)A.a[%d])[t];\n", S+pbCounts)
 	fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n", items)
-	fmt.Fprintf(&b, "      const long long i = t * %d + k * %d + threadIdx.x;\n", joinTile, joinThreads)
-	b.WriteString("      int32_t rr = -1;\n      uint64_t cnt = 0;\n      if (i < n) {\n        rr = rep[i];\n")
-	if p.Filter != nil {
-		b.WriteString("        if (rr >= 0) cnt = pcnt[i];\n")
-	} else {
-		fmt.Fprintf(&b, "        if (rr >= 0) cnt = unique ? 1 : ((const uint32_t *)A.a[%d])[rr];\n", S+pbClen)
-	}
-	b.WriteString("      }\n      uint64_t total;\n      unsigned long long pos = base + rg_pb_block_scan(cnt, &total, sh);\n")
-	b.WriteString("      if (cnt > 0) {\n")
-	g := newExprGen(p, &b, "        ")
+	b.WriteString(entry)
+	b.WriteString("      int32_t rr = -1;\n      uint64_t cnt = 0;\n      if (ix < n) {\n        rr = rep[ix];\n")
+	fmt.Fprintf(&b, "        if (rr >= 0) cnt = pcnt ? pcnt[ix] : unique ? 1 : ((const uint32_t *)A.a[%d])[rr];\n", S+pbClen)
+	b.WriteString("      }\n      uint64_t total;\n      unsigned long long pos = base + rg_jn_block_scan(cnt, &total, sh);\n")
+	b.WriteString("      if (cnt > 0) {\n        const long long i = sel ? sel[ix] : ix;\n        (void)i;\n")
+	g = newExprGen(p, &b, "        ")
 	all := append([]*gpu.Expr{p.Filter}, p.Project...)
 	pc, _ := probeSide(np, all...)
 	if err := loadAllAt(g, pc, "i"); err != nil {

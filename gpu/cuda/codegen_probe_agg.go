@@ -11,13 +11,21 @@ import (
 // row i, then each build row bj of i's hash chain (join.cu's rep[] and
 // next[]). The per-row body is the same generated code; its columns are
 // loaded at i or bj by probePreload. The kernel's Args are Run's, plus rep,
-// next and join.cu's multi flag after the aggregate's seven words
-// (aggregateOnce appends aggPlan.probeArgs).
+// next, join.cu's multi flag and a selection after the aggregate's seven
+// words (aggregateOnce appends aggPlan.probeArgs). With a selection (not
+// 0: rg_jn_select's list of the probe rows with a match) the loop walks the
+// n entries of the list: entry ix is probe row sel[ix], with rep[ix].
 const (
-	probeRepWord   = 7 // from sinkWord: int32 rep[np], -1 for no match
-	probeNextWord  = 8 // int32 next[nb], -1 ends a chain
-	probeMultiWord = 9 // uint32, 0 when every chain is one row: next is not read
+	probeRepWord   = 7  // from sinkWord: int32 rep[n], -1 for no match
+	probeNextWord  = 8  // int32 next[nb], -1 ends a chain
+	probeMultiWord = 9  // uint32, 0 when every chain is one row: next is not read
+	probeSelWord   = 10 // int32 sel[n], or 0: entry ix is probe row ix
 )
+
+// probeRow is the probe row of loop entry ix.
+func probeRow(S int) string {
+	return fmt.Sprintf("(A.a[%d] ? (long long)((const int32_t *)A.a[%d])[ix] : ix)", S+probeSelWord, S+probeSelWord)
+}
 
 // probeNextStep is the chain step from build row bj: none when every key
 // has one build row (no pair is made then with n == 0, so the flag is only

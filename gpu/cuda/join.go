@@ -17,6 +17,12 @@ import (
 //go:embed kernels/join.cu
 var joinSrc string
 
+// joinFindSrc (the key hashing and the table lookup) precedes join.cu and
+// the generated probe kernels that look rows up themselves.
+//
+//go:embed kernels/join_find.cuh
+var joinFindSrc string
+
 // Args words of the join kernels (the JA_* constants of join.cu).
 const (
 	jaN, jaStatus, jaNKeys, jaSlots, jaMask, jaNext, jaClen, jaRep = 0, 1, 2, 3, 4, 5, 6, 7
@@ -37,7 +43,7 @@ const (
 // joinModule returns the join kernels, compiled on first use.
 func (d *Device) joinModule() (*module, error) {
 	if d.join == nil {
-		m, err := d.moduleFor(preludeSrc+joinSrc, "rigel_join.cu")
+		m, err := d.moduleFor(preludeSrc+joinFindSrc+joinSrc, "rigel_join.cu")
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +188,7 @@ func (d *Device) hashJoin(ctx context.Context, mod *module, args []uint64, nb, n
 	if nb == 0 || np == 0 {
 		return d.indexPair(0)
 	}
-	ntiles, err := d.joinTable(ctx, mod, args, nb, np, tmp)
+	ntiles, err := d.joinTable(ctx, mod, args, nb, np, tmp, nil)
 	if err != nil {
 		return out, err
 	}
@@ -214,8 +220,10 @@ func (d *Device) hashJoin(ctx context.Context, mod *module, args []uint64, nb, n
 // each probe row's representative build row (rep, -1 for none) and the
 // pairs per tile of joinTile probe rows (counts; offsets is allocated for
 // their scan). It returns the number of tiles. HashJoin writes the pairs
-// from there; RunProbe feeds them to a generated pipeline.
-func (d *Device) joinTable(ctx context.Context, mod *module, args []uint64, nb, np int, tmp *temps) (int64, error) {
+// from there; RunProbe feeds them to a generated pipeline. A non-nil
+// lookup takes rg_join_count's place (the same outputs, from args and the
+// number of tiles): RunProbe's rg_probe_find, which filters first.
+func (d *Device) joinTable(ctx context.Context, mod *module, args []uint64, nb, np int, tmp *temps, lookup func(args []uint64, ntiles int64) error) (int64, error) {
 	// Capacity: a power of two of at least twice the build rows, so that at
 	// least half the slots stay empty and every probe walk ends soon; four
 	// times while the table stays within 16 MB (of the H100's 50 MB L2): a
@@ -271,6 +279,9 @@ func (d *Device) joinTable(ctx context.Context, mod *module, args []uint64, nb, 
 		return 0, err
 	}
 	args[jaN] = uint64(np)
+	if lookup != nil {
+		return ntiles, lookup(args, ntiles)
+	}
 	if err := d.timedLaunch(mod, "rg_join_count", d.gridFor(ntiles, 1), joinThreads, 0, args); err != nil {
 		return 0, err
 	}

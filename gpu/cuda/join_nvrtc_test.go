@@ -6,5 +6,5 @@ import "testing"
 // GPU, warnings included (compileClean fails on any).
 func TestNVRTCCompilesJoinKernels(t *testing.T) {
 	skipNoNVRTC(t)
-	compileClean(t, "rigel_join.cu", preludeSrc+joinSrc)
+	compileClean(t, "rigel_join.cu", preludeSrc+joinFindSrc+joinSrc)
 }

@@ -138,19 +138,117 @@ func (d *Device) probeArgs(p *gpu.Pipeline, j *probeJoin, st *strTables, n uint6
 
 // probeTable builds the join's hash table and looks every probe row up
 // (joinTable), with buffers from tmp: the join module, its Args and the
-// number of tiles.
-func (d *Device) probeTable(ctx context.Context, j *probeJoin, tmp *temps) (jmod *module, jargs []uint64, ntiles int64, err error) {
+// number of tiles. With find, rg_probe_find looks the rows up, testing its
+// filter first.
+func (d *Device) probeTable(ctx context.Context, j *probeJoin, tmp *temps, find *probeFinder) (jmod *module, jargs []uint64, ntiles int64, err error) {
 	if jmod, err = d.joinModule(); err != nil {
 		return nil, nil, 0, err
 	}
 	jargs = d.joinArgs(j.bkc, j.pkc, j.nullsEqual)
-	ntiles, err = d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp)
+	var lookup func([]uint64, int64) error
+	if find != nil {
+		lookup = func(jargs []uint64, ntiles int64) error { return find.launch(d, tmp, jargs, ntiles) }
+	}
+	ntiles, err = d.joinTable(ctx, jmod, jargs, j.nb, j.np, tmp, lookup)
 	return jmod, jargs, ntiles, err
+}
+
+// probeFinder is a pipeline's rg_probe_find (codegen_probe_find.go),
+// ready to run once the table is built: its module and its Args up to the
+// join's words.
+type probeFinder struct {
+	mod           *module
+	args          []uint64
+	tsel, mcounts uint64 // each tile's list of matched rows and its length, once launched
+}
+
+// probeFilters splits p's filter for a probe run over j: when some of it
+// reads only the probe side and cannot raise, that part becomes an
+// rg_probe_find (returned with the pool block of its string tables, to put
+// back after the kernels when not 0) and the pipeline the pairs are given
+// to keeps the rest of the filter. Else p is returned as it is.
+func (d *Device) probeFilters(p *gpu.Pipeline, j *probeJoin) (pairs *gpu.Pipeline, find *probeFinder, block uint64, err error) {
+	pre, rest := splitProbeFilter(p.Filter, j.nprobe)
+	if pre == nil {
+		return p, nil, 0, nil
+	}
+	pf := probeFindPipeline(p, pre)
+	src, err := d.memoSource(srcKey{p: p, kind: "probe find", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeFindSource(pf, j.nprobe) })
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	S := sinkWord(pf)
+	words := S + pfKeys + jkWords*len(j.bkc)
+	st, err := probeStrTables(pf, j, words)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	mod, err := d.moduleFor(src, "rigel_probe_find.cu")
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	args, block, err := d.probeArgs(pf, j, st, uint64(j.np), words)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	r := *p
+	r.Filter = rest
+	return &r, &probeFinder{mod: mod, args: args}, block, nil
+}
+
+// launch runs rg_probe_find over the table in jargs, in place of
+// rg_join_count: it writes each tile's matched rows to a buffer from tmp
+// and their representatives to the join's rep.
+func (f *probeFinder) launch(d *Device, tmp *temps, jargs []uint64, ntiles int64) error {
+	mcounts, err := tmp.get(ntiles*8, "matched rows per tile")
+	if err != nil {
+		return err
+	}
+	tsel, err := tmp.get(int64(jargs[jaN])*4, "matched rows by tile")
+	if err != nil {
+		return err
+	}
+	f.tsel, f.mcounts = tsel, mcounts
+	a := append(f.args[:len(f.args):len(f.args)], jargs[jaRep], jargs[jaClen], jargs[jaCounts], uint64(ntiles),
+		jargs[jaMulti], jargs[jaSlots], jargs[jaMask], jargs[jaFast], jargs[jaNKeys], mcounts, tsel)
+	a = append(a, jargs[jaKeys:]...)
+	return d.timedLaunch(f.mod, "rg_probe_find", d.gridFor(ntiles, 1), joinThreads, 0, a)
+}
+
+// selection joins, after launch, the tiles' lists of matched probe rows
+// into one, in probe row order (rg_jn_select): the rows, their
+// representatives and how many there are, in buffers from tmp (none when
+// there are none).
+func (f *probeFinder) selection(d *Device, jmod *module, jargs []uint64, ntiles int64, tmp *temps) (sel, srep uint64, n int, err error) {
+	offsets, err := tmp.get((ntiles+1)*8, "matched row offsets")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if n, err = d.scanTiles(jmod, f.mcounts, offsets, ntiles); err != nil || n == 0 {
+		return 0, 0, 0, err
+	}
+	if sel, err = tmp.get(int64(n)*4, "matched probe rows"); err != nil {
+		return 0, 0, 0, err
+	}
+	if srep, err = tmp.get(int64(n)*4, "their representatives"); err != nil {
+		return 0, 0, 0, err
+	}
+	err = d.timedLaunch(jmod, "rg_jn_select", d.gridFor(ntiles, 1), joinThreads, 0,
+		[]uint64{uint64(ntiles), 0, f.tsel, jargs[jaRep], offsets, f.mcounts, sel, srep})
+	return sel, srep, n, err
 }
 
 // probeMaterialize runs a SinkMaterialize pipeline over the join's pairs.
 func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probeJoin) (out []*column, err error) {
-	src, err := d.memoSource(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
+	orig := p
+	p, find, fblock, err := d.probeFilters(p, j)
+	if err != nil {
+		return nil, err
+	}
+	if fblock != 0 {
+		defer d.pool.put(fblock) // stream order, as below
+	}
+	src, err := d.memoSource(srcKey{p: orig, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
 	if err != nil {
 		return nil, err
 	}
@@ -202,16 +300,29 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 	if err := d.resetStatus(); err != nil {
 		return nil, err
 	}
-	jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp)
+	jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp, find)
 	if err != nil {
 		return nil, err
 	}
-	args = append(args, jargs[jaRep], jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), 0, jargs[jaMulti])
+	// The kernels walk every probe row, or rg_probe_find's matched ones.
+	n, rep, sel := j.np, jargs[jaRep], uint64(0)
+	if find != nil {
+		if sel, rep, n, err = find.selection(d, jmod, jargs, ntiles, tmp); err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return out, newOut(0)
+		}
+		ntiles = (int64(n) + joinTile - 1) / joinTile
+	}
+	args[0] = uint64(n)
+	args = append(args, rep, jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), 0, jargs[jaMulti], sel)
 	grid := d.gridFor(ntiles, 1)
-	if p.Filter != nil {
-		// rg_probe_count replaces rg_join_count's tile counts (every
-		// pair) with those of the passing pairs.
-		pcnt, err := tmp.get(int64(j.np)*4, "probe row pair counts")
+	if p.Filter != nil || sel != 0 {
+		// rg_probe_count replaces the lookup's tile counts (every pair,
+		// per tile of probe rows) with those of the passing pairs, per
+		// tile of the rows walked.
+		pcnt, err := tmp.get(int64(n)*4, "probe row pair counts")
 		if err != nil {
 			return nil, err
 		}
@@ -239,7 +350,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 			return out, err
 		}
 	}
-	if raisesFlags(src) { // the join's own kernels raise none
+	if raisesFlags(src) { // the join's own kernels and rg_probe_find (gpu.CannotRaise) raise none
 		if _, err := d.checkStatus(); err != nil {
 			return out, err
 		}
@@ -251,8 +362,17 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 // aggregate kernels of Run with their row loop turned into a loop over each
 // probe row's chain of build rows (codegen_probe_agg.go). The pair count
 // (the scan of rg_join_count's tile counts) bounds the groups, as the row
-// count does for Run: it sizes the hash strategy's table.
+// count does for Run: it sizes the hash strategy's table. A filter part
+// that rg_probe_find tests before the lookup is not tested again per pair.
 func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJoin) ([]*column, error) {
+	orig := p
+	p, find, fblock, err := d.probeFilters(p, j)
+	if err != nil {
+		return nil, err
+	}
+	if fblock != 0 {
+		defer d.pool.put(fblock) // stream order: later users wait for the kernels
+	}
 	dictLen := make([]int, len(j.cols))
 	for i, c := range j.cols {
 		if c.dict != nil {
@@ -265,7 +385,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	}
 	ap.probe = j.nprobe
 	S := sinkWord(p)
-	st, err := probeStrTables(p, j, S+probeMultiWord+1)
+	st, err := probeStrTables(p, j, S+probeSelWord+1)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +395,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
-	src, err := d.memoSource(srcKey{p: p, kind: "probe aggregate", extra: fmt.Sprint(dictLen, j.nprobe)}, func() (string, error) { return aggregateSource(ap) })
+	src, err := d.memoSource(srcKey{p: orig, kind: "probe aggregate", extra: fmt.Sprint(dictLen, j.nprobe)}, func() (string, error) { return aggregateSource(ap) })
 	if err != nil {
 		return nil, err
 	}
@@ -295,9 +415,9 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	// With no pair the kernels aggregate no rows (an aggregate without
 	// keys still gives its one row).
 	n, pairs := 0, 0
-	ap.probeArgs = []uint64{0, 0, 0}
+	ap.probeArgs = []uint64{0, 0, 0, 0}
 	if j.np > 0 && j.nb > 0 {
-		jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp)
+		jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp, find)
 		if err != nil {
 			return nil, err
 		}
@@ -305,8 +425,15 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 			return nil, err
 		}
 		if pairs > 0 {
+			// Every probe row, or rg_probe_find's matched ones.
+			rep, sel := jargs[jaRep], uint64(0)
 			n = j.np
-			ap.probeArgs = []uint64{jargs[jaRep], jargs[jaNext], jargs[jaMulti]}
+			if find != nil {
+				if sel, rep, n, err = find.selection(d, jmod, jargs, ntiles, tmp); err != nil {
+					return nil, err
+				}
+			}
+			ap.probeArgs = []uint64{rep, jargs[jaNext], jargs[jaMulti], sel}
 		}
 	}
 	args[0] = uint64(n)

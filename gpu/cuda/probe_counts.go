@@ -89,7 +89,7 @@ func (d *Device) probeCounts(ctx context.Context, p *gpu.Pipeline, j *probeJoin)
 			return nil, err
 		}
 	}
-	_, jargs, ntiles, err := d.probeTable(ctx, j, tmp)
+	_, jargs, ntiles, err := d.probeTable(ctx, j, tmp, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -48,9 +48,22 @@ func probeSamples() []struct {
 // kernel) for sm_90 without a GPU, warnings included.
 func TestNVRTCCompilesProbeKernels(t *testing.T) {
 	skipNoNVRTC(t)
-	n := 0
+	n, finds := 0, 0
 	for _, s := range probeSamples() {
 		p := s.p
+		// As RunProbe runs it: the filter's probe-only part in
+		// rg_probe_find, the rest per pair.
+		if pre, rest := splitProbeFilter(p.Filter, s.np); pre != nil {
+			src, err := probeFindSource(probeFindPipeline(p, pre), s.np)
+			if err != nil {
+				t.Fatalf("%s: probe find: %v", s.name, err)
+			}
+			compileClean(t, s.name+"_probe_find.cu", src)
+			finds++
+			r := *p
+			r.Filter = rest
+			p = &r
+		}
 		if p.Sink == gpu.SinkAggregate {
 			dictLen := make([]int, len(p.Inputs))
 			for i, in := range p.Inputs {
@@ -78,8 +91,8 @@ func TestNVRTCCompilesProbeKernels(t *testing.T) {
 		compileClean(t, s.name+"_probe.cu", src)
 		n++
 	}
-	if n < 10 {
-		t.Fatalf("only %d probe pipelines compiled", n)
+	if n < 10 || finds < 4 {
+		t.Fatalf("only %d probe pipelines and %d probe finds compiled", n, finds)
 	}
 }
 
@@ -121,10 +134,11 @@ func TestProbeSourceRowIndexes(t *testing.T) {
 	if !strings.Contains(src, "rg_probe_count") || !strings.Contains(src, "rg_probe_write") {
 		t.Fatal("a filtered probe needs its count and write kernels")
 	}
-	// Without a filter every pair passes: no count kernel.
+	// Without a filter every pair passes; the count kernel is still made,
+	// for a walk over a selection (whose tiles are not the lookup's).
 	noFilter := *p
 	noFilter.Filter = nil
-	if src, err = probeSource(&noFilter, 4); err != nil || strings.Contains(src, "rg_probe_count") {
+	if src, err = probeSource(&noFilter, 4); err != nil || !strings.Contains(src, "rg_probe_count") {
 		t.Fatalf("unfiltered probe: err %v, count kernel generated: %v", err, strings.Contains(src, "rg_probe_count"))
 	}
 }

@@ -292,5 +292,14 @@ func ProbePipelines() []*gpu.Pipeline {
 			{Kind: gpu.AggSum, Arg: 3, Type: N(TF64)},
 			{Kind: gpu.AggCountStar, Type: TCount},
 		}},
+		// A filter over the probe side alone (a CUDA probe tests it before
+		// the lookup) ...
+		{Inputs: in, Filter: gpu.Call(gpu.OpGe, TBool, col(2), dec(0)), Project: identity, Sink: gpu.SinkMaterialize},
+		// ... and a guard, CASE WHEN <probe side> THEN <build side> ELSE
+		// false, as physical's probe fold writes a folded side's filter.
+		{Inputs: in, Filter: gpu.Call(gpu.OpCase, nb,
+			gpu.Call(gpu.OpAnd, nb, gpu.StrCall(tag, nb, col(1)), gpu.Call(gpu.OpGt, nb, col(0), gpu.Const(TI64, gpu.Value{I64: 5}))),
+			gpu.Call(gpu.OpGt, nb, col(6), gpu.Const(TI32, gpu.Value{I64: -10})),
+			gpu.Const(TBool, gpu.Value{I64: 0})), Project: computed[:4], Sink: gpu.SinkMaterialize},
 	}
 }
