@@ -238,6 +238,13 @@ func (f *probeFinder) selection(d *Device, jmod *module, jargs []uint64, ntiles 
 	return sel, srep, n, err
 }
 
+// walkArgs are the words from sinkWord of codegen_probe.go's kernels,
+// pbRep to pbSel: the representatives of the rows walked (the lookup's, or
+// a selection's with sel), the join's chains, tiles and flag, and pcnt.
+func walkArgs(jargs []uint64, rep uint64, ntiles int64, pcnt, sel uint64) []uint64 {
+	return []uint64{rep, jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), pcnt, jargs[jaMulti], sel}
+}
+
 // probeMaterialize runs a SinkMaterialize pipeline over the join's pairs.
 func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probeJoin) (out []*column, err error) {
 	orig := p
@@ -316,7 +323,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 		ntiles = (int64(n) + joinTile - 1) / joinTile
 	}
 	args[0] = uint64(n)
-	args = append(args, rep, jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), 0, jargs[jaMulti], sel)
+	args = append(args, walkArgs(jargs, rep, ntiles, 0, sel)...)
 	grid := d.gridFor(ntiles, 1)
 	if p.Filter != nil || sel != 0 {
 		// rg_probe_count replaces the lookup's tile counts (every pair,

@@ -95,7 +95,7 @@ func (d *Device) probeCounts(ctx context.Context, p *gpu.Pipeline, j *probeJoin)
 	}
 	// rg_probe_count's per-row counts are the output; its tile counts go
 	// to rg_join_count's buffer, which nothing reads afterwards.
-	args = append(args, jargs[jaRep], jargs[jaNext], jargs[jaClen], jargs[jaCounts], uint64(ntiles), out.data, jargs[jaMulti])
+	args = append(args, walkArgs(jargs, jargs[jaRep], ntiles, out.data, 0)...)
 	if err := d.timedLaunch(mod, "rg_probe_count", d.gridFor(ntiles, 1), joinThreads, 0, args); err != nil {
 		return nil, err
 	}
