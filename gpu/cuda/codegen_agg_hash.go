@@ -40,18 +40,25 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	if ap.probe > 0 {
 		loopVar = "ix"
 	}
+	// Once the table is too full a warp that inserts stops: the host grows
+	// the table and runs again, and inserting on into a full table would
+	// make each probe walk the whole table. Only a warp that inserted since
+	// its last look reads the fill count (recheck, warp-uniform): every
+	// warp reading it at every step made its one word a hot spot that all
+	// of them waited on (TPC-H Q15's aggregate over 60M rows and 100K
+	// groups: 1.5 ms at 12% of DRAM bandwidth, device run 1 of session
+	// 17). A warp that only finds keys already in the table ends, full
+	// table or not; the walks below stop on a full table by themselves.
+	b.WriteString("  bool recheck = false;\n")
 	fmt.Fprintf(b, "  for (long long %s = blockIdx.x * (long long)blockDim.x + threadIdx.x; %s - lane < n; %s += (long long)gridDim.x * blockDim.x) {\n", loopVar, loopVar, loopVar)
-	// Once the table is too full every warp stops: the host grows it and
-	// runs again, and inserting on into a full table would make each probe
-	// walk the whole table. __any_sync keeps the decision warp-uniform.
-	b.WriteString("    if (__any_sync(FULL, ((volatile uint32_t *)fill)[0] >= maxFill)) break;\n")
+	b.WriteString("    if (recheck && __any_sync(FULL, ((volatile uint32_t *)fill)[0] >= maxFill)) break;\n    recheck = false;\n")
 	rowGuard := "i < n"
 	if ap.probe > 0 {
 		// The pairs of the warp's probe rows, one chain step per turn
 		// (warp-uniform: the turns go on while any lane has a pair).
 		// Rows scanned are the pairs walked, for groupEstimate.
 		fmt.Fprintf(b, "    int32_t bj = ix < n ? ((const int32_t *)A.a[%d])[ix] : -1;\n", sinkWord(p)+probeRepWord)
-		b.WriteString("    for (;;) {\n    if (!__any_sync(FULL, bj >= 0) || __any_sync(FULL, ((volatile uint32_t *)fill)[0] >= maxFill)) break;\n")
+		b.WriteString("    for (;;) {\n    if (!__any_sync(FULL, bj >= 0) || (recheck && __any_sync(FULL, ((volatile uint32_t *)fill)[0] >= maxFill))) break;\n    recheck = false;\n")
 		b.WriteString("    iters += __popc(__ballot_sync(FULL, bj >= 0));\n")
 		rowGuard = "bj >= 0"
 	} else {
@@ -195,6 +202,7 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	// often their key is already in the table tells keys that come back
 	// (random order) from keys that do not (sorted or clustered order).
 	b.WriteString("    innerRuns += __popc(__ballot_sync(FULL, tail && seg > 0)); innerHits += __popc(__ballot_sync(FULL, tail && seg > 0 && !inserted));\n")
+	b.WriteString("    recheck = __any_sync(FULL, inserted);\n")
 	scanned := "iters * 32ull"
 	if ap.probe > 0 {
 		fmt.Fprintf(b, "    if (bj >= 0) bj = %s;\n    }\n", probeNextStep(sinkWord(p)))

@@ -351,6 +351,18 @@ func (d *Device) timedLaunch(m *module, name string, grid, block, shmem int, arg
 	if err != nil {
 		return err
 	}
+	// Every kernel here is a grid-stride loop, so any grid covers its rows
+	// or tiles: launch at most one wave. gridFor's eight blocks per
+	// multiprocessor fit only when a thread needs at most 32 registers; a
+	// kernel that needs 48 (a hash aggregate) holds five, and its last
+	// three blocks ran as a second wave after the first five, each with
+	// the same share of rows (TPC-H Q15 at SF10: 1.6 waves, ncu, device
+	// run 1 of session 17).
+	if res, err := d.cx.residentBlocks(m, f, name, block, shmem); err != nil {
+		return err
+	} else if wave := d.sms * max(res, 1); grid > wave {
+		grid = wave
+	}
 	timer, err := d.timerStart()
 	if err != nil {
 		return err

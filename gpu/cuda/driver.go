@@ -104,6 +104,13 @@ func humanBytes(n int64) string {
 type module struct {
 	m     C.CUmodule
 	funcs map[string]C.CUfunction
+	// resident memoizes residentBlocks per function and launch shape.
+	resident map[residentKey]int
+}
+
+type residentKey struct {
+	name         string
+	block, shmem int
 }
 
 func (x ctx) loadModule(cubin []byte) (*module, error) {
@@ -113,7 +120,7 @@ func (x ctx) loadModule(cubin []byte) (*module, error) {
 	if err := check(C.rg_module_load(x.c, &m, p), "cuModuleLoadData (%d-byte CUBIN)", len(cubin)); err != nil {
 		return nil, err
 	}
-	return &module{m: m, funcs: map[string]C.CUfunction{}}, nil
+	return &module{m: m, funcs: map[string]C.CUfunction{}, resident: map[residentKey]int{}}, nil
 }
 
 func (x ctx) function(m *module, name string) (C.CUfunction, error) {
@@ -128,6 +135,23 @@ func (x ctx) function(m *module, name string) (C.CUfunction, error) {
 	}
 	m.funcs[name] = f
 	return f, nil
+}
+
+// residentBlocks is how many blocks of m's function name, launched with
+// block threads and shmem bytes of dynamic shared memory, one
+// multiprocessor holds at once (its registers and shared memory decide).
+func (x ctx) residentBlocks(m *module, f C.CUfunction, name string, block, shmem int) (int, error) {
+	k := residentKey{name, block, shmem}
+	if n, ok := m.resident[k]; ok {
+		return n, nil
+	}
+	var n C.int
+	if err := check(C.rg_resident_blocks(x.c, &n, f, C.int(block), C.size_t(shmem)),
+		"cuOccupancyMaxActiveBlocksPerMultiprocessor %s (block %d)", name, block); err != nil {
+		return 0, err
+	}
+	m.resident[k] = int(n)
+	return int(n), nil
 }
 
 // launch starts f with one kernel parameter: a block of 64-bit words that

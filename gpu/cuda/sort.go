@@ -98,7 +98,11 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 		return nil, fmt.Errorf("sort: %w", err)
 	}
 	if n > 0 {
-		rank, err := d.sortRanks(n, len(keys), kargs, tmp)
+		ranges, err := d.sortRanges(n, len(keys), kargs, tmp)
+		if err != nil {
+			return fail(err)
+		}
+		rank, err := d.sortRanks(n, len(keys), kargs, ranges, tmp)
 		if err != nil {
 			return fail(err)
 		}
@@ -142,12 +146,31 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 	return out, nil
 }
 
+// sortRanges returns the sort keys' ranges over rows 0..n-1 (a temp of 3
+// words per key, util.cu: rg_sort_range), from which the sort kernels
+// build each row's normalized key (rg_sort_prefix).
+func (d *Device) sortRanges(n, nkeys int, kargs []uint64, tmp *temps) (uint64, error) {
+	ranges, err := tmp.get(int64(nkeys)*3*8, "sort key ranges")
+	if err != nil {
+		return 0, err
+	}
+	if err := d.cx.memset(ranges, 0, int64(nkeys)*3*8, d.stream); err != nil {
+		return 0, err
+	}
+	args := append([]uint64{uint64(n), uint64(nkeys), ranges}, kargs...)
+	return ranges, d.timedLaunch(d.util, "rg_sort_range", d.gridFor(int64(n), blockThreads), blockThreads, 0, args)
+}
+
 // sortRanks returns each row's place in the sorted order (a temp of n
 // uint32): a bitonic sort of the row list (util.cu: rg_bitonic_tiles, then
 // per size rg_bitonic_step and rg_bitonic_merge), then rg_order_rank.
-func (d *Device) sortRanks(n, nkeys int, kargs []uint64, tmp *temps) (uint64, error) {
+func (d *Device) sortRanks(n, nkeys int, kargs []uint64, ranges uint64, tmp *temps) (uint64, error) {
 	N := max(topKTile, nextPow2(n))
 	order, err := tmp.get(int64(N)*4, "sort order")
+	if err != nil {
+		return 0, err
+	}
+	pref, err := tmp.get(int64(N)*8, "sort prefixes")
 	if err != nil {
 		return 0, err
 	}
@@ -155,7 +178,7 @@ func (d *Device) sortRanks(n, nkeys int, kargs []uint64, tmp *temps) (uint64, er
 	if err != nil {
 		return 0, err
 	}
-	args := append([]uint64{uint64(n), uint64(N), order, 0, 0, uint64(nkeys)}, kargs...)
+	args := append([]uint64{uint64(n), uint64(N), order, 0, 0, uint64(nkeys), pref, ranges}, kargs...)
 	tiles := min(N/topKTile, d.sms*8)
 	if err := d.timedLaunch(d.util, "rg_bitonic_tiles", tiles, blockThreads, 0, args); err != nil {
 		return 0, err
@@ -238,6 +261,10 @@ func (d *Device) topKCandidates(in []gpu.Column, keys []gpu.SortKey, limit int) 
 	tmp := &temps{d: d}
 	defer tmp.release()
 	m := cols[0].n
+	ranges, err := d.sortRanges(m, len(keys), kargs, tmp)
+	if err != nil {
+		return nil, err
+	}
 	var list uint64 // 0: rows 0..m-1
 	for m > topKThreshold {
 		tiles := (m + topKTile - 1) / topKTile
@@ -246,7 +273,7 @@ func (d *Device) topKCandidates(in []gpu.Column, keys []gpu.SortKey, limit int) 
 		if err != nil {
 			return nil, err
 		}
-		args := append([]uint64{uint64(m), uint64(len(keys)), uint64(limit), list, buf}, kargs...)
+		args := append([]uint64{uint64(m), uint64(len(keys)), uint64(limit), list, buf, ranges}, kargs...)
 		if err := d.timedLaunch(d.util, "rg_topk_block", min(tiles, d.sms*8), blockThreads, 0, args); err != nil {
 			return nil, err
 		}

@@ -37,9 +37,9 @@
 #define RG_BAD_INDEX 16u
 
 // rg_jn_scan: exclusive prefix sum of n uint64 counts into n+1 uint64
-// offsets (offsets[n] = total). One block of 1024 threads, each owning a
-// contiguous run of counts (rg_scan of util.cu takes uint32 counts; a tile
-// of a many-to-many join can produce more than 2^32 pairs).
+// offsets (offsets[n] = total). One block of 1024 threads (rg_scan_counts;
+// rg_scan of util.cu takes uint32 counts; a tile of a many-to-many join can
+// produce more than 2^32 pairs).
 // Args: n, counts, offsets.
 extern "C" __global__ void __launch_bounds__(1024) rg_jn_scan(const Args A) {
     rg_scan_counts(A.a[0], (const uint64_t *)A.a[1], (uint64_t *)A.a[2]);

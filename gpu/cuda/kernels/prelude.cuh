@@ -208,30 +208,60 @@ __device__ double rg_dec_to_f64(i128 v, u128 d, bool toFloat) {
 }
 
 // rg_scan_counts: exclusive prefix sum of n counts into n+1 offsets
-// (offsets[n] = total), by one block of 1024 threads, each owning a
-// contiguous run of counts. The scan kernels of util.cu (uint32 counts of
-// rows per tile) and join.cu (uint64 counts of pairs) call it.
+// (offsets[n] = total), by one block of 1024 threads. The scan kernels of
+// util.cu (uint32 counts of rows per tile) and join.cu (uint64 counts of
+// pairs) call it. It walks the counts in chunks of 4096, each loaded and
+// stored coalesced through shared memory (thread t scans entries 4t..4t+3
+// of the chunk), and loads the next chunk's counts before scanning this
+// one. Threads that each owned a contiguous run read and wrote 1024
+// places at once, and a scan of 60M rows' tile counts took 0.057 ms
+// (TPC-H Q10 at SF10, device run 2 of session 17).
+#define RG_SCAN_CHUNK 4096
 template <typename T>
 __device__ __forceinline__ void rg_scan_counts(uint64_t n, const T *counts, uint64_t *offsets) {
-    __shared__ uint64_t part[1024];
-    const uint64_t per = (n + 1023) / 1024;
-    const uint64_t lo = per * threadIdx.x < n ? per * threadIdx.x : n;
-    const uint64_t hi = lo + per < n ? lo + per : n;
-    uint64_t s = 0;
-    for (uint64_t i = lo; i < hi; i++) s += counts[i];
-    part[threadIdx.x] = s;
-    __syncthreads();
-    // Hillis-Steele inclusive scan over the 1024 partial sums.
-    for (int d = 1; d < 1024; d <<= 1) {
-        uint64_t v = threadIdx.x >= d ? part[threadIdx.x - d] : 0;
+    __shared__ uint64_t buf[RG_SCAN_CHUNK];
+    __shared__ uint64_t wsum[32];
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    uint64_t next[4];
+    for (int j = 0; j < 4; j++) next[j] = j * 1024 + t < n ? (uint64_t)counts[j * 1024 + t] : 0;
+    uint64_t carry = 0;
+    for (uint64_t c = 0; c < n; c += RG_SCAN_CHUNK) {
+        for (int j = 0; j < 4; j++) buf[j * 1024 + t] = next[j];
         __syncthreads();
-        part[threadIdx.x] += v;
+        for (int j = 0; j < 4; j++) {
+            const uint64_t i = c + RG_SCAN_CHUNK + j * 1024 + t;
+            next[j] = i < n ? (uint64_t)counts[i] : 0;
+        }
+        const uint64_t v0 = buf[4 * t], v1 = buf[4 * t + 1], v2 = buf[4 * t + 2], v3 = buf[4 * t + 3];
+        const uint64_t s = v0 + v1 + v2 + v3;
+        uint64_t x = s; // inclusive scan of the threads' sums: warps, then the warp totals
+        for (int d = 1; d < 32; d <<= 1) {
+            const uint64_t y = __shfl_up_sync(0xffffffffu, x, d);
+            if (lane >= d) x += y;
+        }
+        if (lane == 31) wsum[warp] = x;
+        __syncthreads();
+        if (warp == 0) {
+            uint64_t w = wsum[lane];
+            for (int d = 1; d < 32; d <<= 1) {
+                const uint64_t y = __shfl_up_sync(0xffffffffu, w, d);
+                if (lane >= d) w += y;
+            }
+            wsum[lane] = w;
+        }
+        __syncthreads();
+        const uint64_t before = carry + (warp ? wsum[warp - 1] : 0) + x - s;
+        buf[4 * t] = before;
+        buf[4 * t + 1] = before + v0;
+        buf[4 * t + 2] = before + v0 + v1;
+        buf[4 * t + 3] = before + v0 + v1 + v2;
+        carry += wsum[31];
+        __syncthreads();
+        for (int j = 0; j < 4; j++) {
+            const uint64_t i = c + j * 1024 + t;
+            if (i < n) offsets[i] = buf[j * 1024 + t];
+        }
         __syncthreads();
     }
-    uint64_t run = part[threadIdx.x] - s;
-    for (uint64_t i = lo; i < hi; i++) {
-        offsets[i] = run;
-        run += counts[i];
-    }
-    if (threadIdx.x == 1023) offsets[n] = part[1023];
+    if (t == 0) offsets[n] = carry;
 }

@@ -2,8 +2,8 @@
 // gather). Compiled once per device after prelude.cuh.
 
 // rg_scan: exclusive prefix sum of n uint32 counts into n+1 uint64 offsets
-// (offsets[n] = total). One block of 1024 threads; each thread owns a
-// contiguous run of counts. Args: n, counts, offsets.
+// (offsets[n] = total). One block of 1024 threads (rg_scan_counts).
+// Args: n, counts, offsets.
 extern "C" __global__ void __launch_bounds__(1024) rg_scan(const Args A) {
     rg_scan_counts(A.a[0], (const uint32_t *)A.a[1], (uint64_t *)A.a[2]);
 }
@@ -78,6 +78,123 @@ __device__ __forceinline__ int rg_row_cmp(const SortKey *keys, int nk, uint32_t 
     return (a > b) - (a < b);
 }
 
+// rg_sort_enc: key K's value at row r (not null) as an unsigned number
+// whose order is the sort order, direction included. Values beyond 64
+// bits clamp (rows that then tie go to rg_row_cmp).
+__device__ __forceinline__ uint64_t rg_sort_enc(const SortKey &K, uint32_t r) {
+    const uint64_t sign = 0x8000000000000000ull;
+    uint64_t e = 0;
+    switch (K.kind) {
+    case SK_U8: e = ((const uint8_t *)K.data)[r]; break;
+    case SK_I8: e = (uint64_t)(int64_t)((const int8_t *)K.data)[r] ^ sign; break;
+    case SK_I16: e = (uint64_t)(int64_t)((const int16_t *)K.data)[r] ^ sign; break;
+    case SK_I32: e = (uint64_t)(int64_t)((const int32_t *)K.data)[r] ^ sign; break;
+    case SK_I64: e = (uint64_t)((const int64_t *)K.data)[r] ^ sign; break;
+    case SK_I128: {
+        const i128 v = ((const i128 *)K.data)[r];
+        const i128 top = (i128)0x7fffffffffffffffll, bottom = -top - 1;
+        e = (uint64_t)(int64_t)(v > top ? top : v < bottom ? bottom : v) ^ sign;
+        break;
+    }
+    case SK_F32: e = rg_f64_key((double)((const float *)K.data)[r]); break;
+    case SK_F64: e = rg_f64_key(((const double *)K.data)[r]); break;
+    }
+    return K.desc ? ~e : e;
+}
+
+// rg_sort_range: each key's range of rg_sort_enc values over rows
+// 0..n-1, for rg_sort_prefix. R holds 3 words per key, zeroed before:
+// the largest ~value (so ~R[0] is the smallest value), the largest value,
+// and 1 when a row of the key is null.
+// Args: n, nkeys, R, then 4 words per key as rg_topk_block.
+extern "C" __global__ void __launch_bounds__(256) rg_sort_range(const Args A) {
+    const uint64_t n = A.a[0];
+    const int nk = (int)A.a[1];
+    unsigned long long *R = (unsigned long long *)A.a[2];
+    SortKey keys[8];
+    rg_load_sort_keys(A, 3, nk, keys);
+    for (int k = 0; k < nk; k++) {
+        const SortKey &K = keys[k];
+        uint64_t lo = ~0ull, hi = 0;
+        bool nul = false;
+        for (uint64_t r = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; r < n; r += (uint64_t)gridDim.x * blockDim.x) {
+            if (K.valid && !K.valid[r]) { nul = true; continue; }
+            const uint64_t e = rg_sort_enc(K, (uint32_t)r);
+            lo = e < lo ? e : lo;
+            hi = e > hi ? e : hi;
+        }
+        for (int d = 16; d > 0; d >>= 1) {
+            const uint64_t l = __shfl_xor_sync(0xffffffffu, lo, d), h = __shfl_xor_sync(0xffffffffu, hi, d);
+            lo = l < lo ? l : lo;
+            hi = h > hi ? h : hi;
+        }
+        nul = __any_sync(0xffffffffu, nul);
+        if ((threadIdx.x & 31) == 0) {
+            if (lo <= hi) {
+                atomicMax(&R[3 * k], (unsigned long long)~lo);
+                atomicMax(&R[3 * k + 1], (unsigned long long)hi);
+            }
+            if (nul) atomicMax(&R[3 * k + 2], 1ull);
+        }
+    }
+}
+
+// rg_sort_prefix: row r's normalized key, a 64-bit number with
+// prefix(a) < prefix(b) only when row a sorts before row b. Each key in
+// turn takes the bits its range needs (rg_sort_range: values less the
+// smallest, nulls below or above them), as many keys as fit, the last one
+// cut to its top bits. Sorts compare prefixes, kept beside each row
+// index, and call rg_row_cmp only when two are equal. Comparing with
+// rg_row_cmp alone loaded key values from global memory at every step of
+// the network: a 2048-row tile took 0.12-0.17 ms for a top 20 of TPC-H
+// Q10's 381K groups at SF10, and a prefix of the first key alone made
+// Q16's sort twice as slow (its first key, a count, ties everywhere;
+// device runs 3 and 6 of session 17). Padding is above everything.
+__device__ __forceinline__ uint64_t rg_sort_prefix(const SortKey *keys, int nk, const uint64_t *R, uint32_t r) {
+    if (r == 0xffffffffu) return ~0ull;
+    uint64_t pre = 0;
+    int used = 0;
+    for (int k = 0; k < nk && used < 64; k++) {
+        const SortKey &K = keys[k];
+        const uint64_t lo = ~R[3 * k], hi = R[3 * k + 1], extra = R[3 * k + 2] ? 1 : 0;
+        const uint64_t range = lo <= hi ? hi - lo : 0;
+        uint64_t top = range + extra;
+        if (top < range) top = ~0ull;
+        if (top == 0) continue; // one value for every row: it orders nothing
+        const int bits = 64 - __clzll((long long)top);
+        uint64_t v;
+        if (K.valid && !K.valid[r]) {
+            v = K.nullsFirst ? 0 : top;
+        } else {
+            v = rg_sort_enc(K, r) - lo;
+            if (K.nullsFirst && extra) v = v + 1 == 0 ? v : v + 1;
+            if (v > top) v = top;
+        }
+        const int room = 64 - used;
+        if (bits <= room) {
+            pre = room == 64 ? v : (pre << bits) | v;
+            used += bits;
+        } else {
+            pre = (pre << room) | (v >> (bits - room));
+            used = 64;
+        }
+    }
+    return pre;
+}
+
+// rg_sort_cx: the compare-exchange of entries pos and other of a row list
+// s with prefixes p (shared or global memory); asc says which way this
+// part of the list runs.
+__device__ __forceinline__ void rg_sort_cx(uint32_t *s, uint64_t *p, uint64_t pos, uint64_t other, bool asc, const SortKey *keys, int nk) {
+    const uint64_t pa = p[pos], pb = p[other];
+    const uint32_t a = s[pos], b = s[other];
+    const int c = pa != pb ? (pa < pb ? -1 : 1) : rg_row_cmp(keys, nk, a, b);
+    if (c != 0 && (c > 0) == asc) {
+        s[pos] = b; s[other] = a;
+        p[pos] = pb; p[other] = pa;
+    }
+}
+
 #define RG_TOPK_TILE 2048
 
 // rg_topk_block: for each tile of RG_TOPK_TILE entries of a row list (rows
@@ -85,31 +202,32 @@ __device__ __forceinline__ int rg_row_cmp(const SortKey *keys, int nk, uint32_t 
 // bitonic sort in shared memory. Tile t writes out[t*k ...], min(k, rows in
 // the tile) of them, so the output is contiguous. Equal rows keep their
 // order (row index breaks ties), which keeps a sort of the survivors stable.
-// Args: n, nkeys, k, in, out, then 4 words per key as rg_sort_rank.
+// Args: n, nkeys, k, in, out, R (rg_sort_range of the rows the list
+// indexes), then 4 words per key (rg_load_sort_keys).
 extern "C" __global__ void __launch_bounds__(256) rg_topk_block(const Args A) {
     const uint64_t n = A.a[0];
     const int nk = (int)A.a[1];
     const uint64_t k = A.a[2];
     const uint32_t *in = (const uint32_t *)A.a[3];
     uint32_t *out = (uint32_t *)A.a[4];
+    const uint64_t *R = (const uint64_t *)A.a[5];
     SortKey keys[8];
-    rg_load_sort_keys(A, 5, nk, keys);
+    rg_load_sort_keys(A, 6, nk, keys);
     __shared__ uint32_t s[RG_TOPK_TILE];
+    __shared__ uint64_t p[RG_TOPK_TILE];
     for (uint64_t tile = blockIdx.x; tile * RG_TOPK_TILE < n; tile += gridDim.x) {
         const uint64_t base = tile * RG_TOPK_TILE;
         for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) {
             const uint64_t i = base + t;
             s[t] = i < n ? (in ? in[i] : (uint32_t)i) : 0xffffffffu;
+            p[t] = rg_sort_prefix(keys, nk, R, s[t]);
         }
         __syncthreads();
         for (int size = 2; size <= RG_TOPK_TILE; size <<= 1) {
             for (int stride = size >> 1; stride > 0; stride >>= 1) {
                 for (int t = threadIdx.x; t < RG_TOPK_TILE / 2; t += blockDim.x) {
-                    const int pos = 2 * t - (t & (stride - 1)), other = pos + stride;
-                    const bool asc = (pos & size) == 0;
-                    const uint32_t a = s[pos], b = s[other];
-                    const int c = rg_row_cmp(keys, nk, a, b);
-                    if (c != 0 && (c > 0) == asc) { s[pos] = b; s[other] = a; }
+                    const int pos = 2 * t - (t & (stride - 1));
+                    rg_sort_cx(s, p, pos, pos + stride, (pos & size) == 0, keys, nk);
                 }
                 __syncthreads();
             }
@@ -124,24 +242,19 @@ extern "C" __global__ void __launch_bounds__(256) rg_topk_block(const Args A) {
 // Full sort: a bitonic network over a row list padded to a power of two
 // (0xffffffff pads sort after every row), O(n log^2 n) comparisons.
 // rg_bitonic_tiles sorts each RG_TOPK_TILE slice in shared memory (every
-// stage up to the tile size); then for each larger size k, rg_bitonic_step
+// stage up to the tile size) and writes each entry's prefix
+// (rg_sort_prefix) beside it; then for each larger size k, rg_bitonic_step
 // runs the strides >= the tile in global memory and rg_bitonic_merge the
-// smaller ones in shared memory. A slice at position pos sorts ascending
-// when (pos & k) == 0, so the whole list ends ascending. Args of all three:
-// n (rows), N (padded length), order, k, j, nkeys, then 4 words per key.
-// rg_bitonic_cx: the compare-exchange of rows v[pos] and v[other]
-// (other = pos + j); asc says which way this part of the list runs.
-__device__ __forceinline__ void rg_bitonic_cx(uint32_t *v, uint64_t pos, uint64_t other, bool asc, const SortKey *keys, int nk) {
-    const uint32_t a = v[pos], b = v[other];
-    const int c = rg_row_cmp(keys, nk, a, b);
-    if (c != 0 && (c > 0) == asc) { v[pos] = b; v[other] = a; }
-}
-
-__device__ __forceinline__ void rg_bitonic_shared(uint32_t *s, uint64_t base, uint64_t k, int j0, const SortKey *keys, int nk) {
+// smaller ones in shared memory, both moving the prefixes with the rows.
+// A slice at position pos sorts ascending when (pos & k) == 0, so the
+// whole list ends ascending. Args of all three: n (rows), N (padded
+// length), order, k, j, nkeys, pref (N uint64), R (rg_sort_range), then 4
+// words per key.
+__device__ __forceinline__ void rg_bitonic_shared(uint32_t *s, uint64_t *p, uint64_t base, uint64_t k, int j0, const SortKey *keys, int nk) {
     for (int j = j0; j > 0; j >>= 1) {
         for (int t = threadIdx.x; t < RG_TOPK_TILE / 2; t += blockDim.x) {
             const int pos = 2 * t - (t & (j - 1));
-            rg_bitonic_cx(s, pos, pos + j, ((base + pos) & k) == 0, keys, nk);
+            rg_sort_cx(s, p, pos, pos + j, ((base + pos) & k) == 0, keys, nk);
         }
         __syncthreads();
     }
@@ -151,14 +264,23 @@ extern "C" __global__ void __launch_bounds__(256) rg_bitonic_tiles(const Args A)
     const uint64_t n = A.a[0], N = A.a[1];
     uint32_t *order = (uint32_t *)A.a[2];
     const int nk = (int)A.a[5];
+    uint64_t *pref = (uint64_t *)A.a[6];
+    const uint64_t *R = (const uint64_t *)A.a[7];
     SortKey keys[8];
-    rg_load_sort_keys(A, 6, nk, keys);
+    rg_load_sort_keys(A, 8, nk, keys);
     __shared__ uint32_t s[RG_TOPK_TILE];
+    __shared__ uint64_t p[RG_TOPK_TILE];
     for (uint64_t base = blockIdx.x * (uint64_t)RG_TOPK_TILE; base < N; base += (uint64_t)gridDim.x * RG_TOPK_TILE) {
-        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) s[t] = base + t < n ? (uint32_t)(base + t) : 0xffffffffu;
+        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) {
+            s[t] = base + t < n ? (uint32_t)(base + t) : 0xffffffffu;
+            p[t] = rg_sort_prefix(keys, nk, R, s[t]);
+        }
         __syncthreads();
-        for (uint64_t k = 2; k <= RG_TOPK_TILE && k <= N; k <<= 1) rg_bitonic_shared(s, base, k, (int)(k >> 1), keys, nk);
-        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) order[base + t] = s[t];
+        for (uint64_t k = 2; k <= RG_TOPK_TILE && k <= N; k <<= 1) rg_bitonic_shared(s, p, base, k, (int)(k >> 1), keys, nk);
+        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) {
+            order[base + t] = s[t];
+            pref[base + t] = p[t];
+        }
         __syncthreads();
     }
 }
@@ -167,11 +289,12 @@ extern "C" __global__ void __launch_bounds__(256) rg_bitonic_step(const Args A) 
     const uint64_t N = A.a[1], k = A.a[3], j = A.a[4];
     uint32_t *order = (uint32_t *)A.a[2];
     const int nk = (int)A.a[5];
+    uint64_t *pref = (uint64_t *)A.a[6];
     SortKey keys[8];
-    rg_load_sort_keys(A, 6, nk, keys);
+    rg_load_sort_keys(A, 8, nk, keys);
     for (uint64_t t = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; t < N / 2; t += (uint64_t)gridDim.x * blockDim.x) {
         const uint64_t pos = 2 * t - (t & (j - 1));
-        rg_bitonic_cx(order, pos, pos + j, (pos & k) == 0, keys, nk);
+        rg_sort_cx(order, pref, pos, pos + j, (pos & k) == 0, keys, nk);
     }
 }
 
@@ -179,14 +302,22 @@ extern "C" __global__ void __launch_bounds__(256) rg_bitonic_merge(const Args A)
     const uint64_t N = A.a[1], k = A.a[3];
     uint32_t *order = (uint32_t *)A.a[2];
     const int nk = (int)A.a[5];
+    uint64_t *pref = (uint64_t *)A.a[6];
     SortKey keys[8];
-    rg_load_sort_keys(A, 6, nk, keys);
+    rg_load_sort_keys(A, 8, nk, keys);
     __shared__ uint32_t s[RG_TOPK_TILE];
+    __shared__ uint64_t p[RG_TOPK_TILE];
     for (uint64_t base = blockIdx.x * (uint64_t)RG_TOPK_TILE; base < N; base += (uint64_t)gridDim.x * RG_TOPK_TILE) {
-        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) s[t] = order[base + t];
+        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) {
+            s[t] = order[base + t];
+            p[t] = pref[base + t];
+        }
         __syncthreads();
-        rg_bitonic_shared(s, base, k, RG_TOPK_TILE / 2, keys, nk);
-        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) order[base + t] = s[t];
+        rg_bitonic_shared(s, p, base, k, RG_TOPK_TILE / 2, keys, nk);
+        for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) {
+            order[base + t] = s[t];
+            pref[base + t] = p[t];
+        }
         __syncthreads();
     }
 }
