@@ -306,6 +306,26 @@ func (d *Device) scanTiles(mod *module, counts, offsets uint64, ntiles int64) (i
 	if err := d.timedLaunch(mod, "rg_jn_scan", 1, 1024, 0, []uint64{uint64(ntiles), counts, offsets}); err != nil {
 		return 0, err
 	}
+	return d.scanTotal(offsets, ntiles)
+}
+
+// scanTilesTwo is scanTiles of two arrays of ntiles counts at once (a
+// block each): a probe aggregate's pairs and its matched rows, whose
+// scans of 60M rows' tiles took 0.025 ms each, one after the other.
+func (d *Device) scanTilesTwo(mod *module, counts, offsets, counts2, offsets2 uint64, ntiles int64) (int, int, error) {
+	if err := d.timedLaunch(mod, "rg_jn_scan", 2, 1024, 0, []uint64{uint64(ntiles), counts, offsets, counts2, offsets2}); err != nil {
+		return 0, 0, err
+	}
+	t, err := d.scanTotal(offsets, ntiles)
+	if err != nil {
+		return 0, 0, err
+	}
+	t2, err := d.scanTotal(offsets2, ntiles)
+	return t, t2, err
+}
+
+// scanTotal reads a scan's total, offsets[ntiles].
+func (d *Device) scanTotal(offsets uint64, ntiles int64) (int, error) {
 	var b [8]byte
 	if err := d.copyOut(b[:], offsets+uint64(ntiles)*8, "join row count"); err != nil {
 		return 0, err

@@ -220,22 +220,37 @@ func (f *probeFinder) launch(d *Device, tmp *temps, jargs []uint64, ntiles int64
 // representatives and how many there are, in buffers from tmp (none when
 // there are none).
 func (f *probeFinder) selection(d *Device, jmod *module, jargs []uint64, ntiles int64, tmp *temps) (sel, srep uint64, n int, err error) {
-	offsets, err := tmp.get((ntiles+1)*8, "matched row offsets")
+	offsets, err := f.offsets(ntiles, tmp)
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	if n, err = d.scanTiles(jmod, f.mcounts, offsets, ntiles); err != nil || n == 0 {
+	if n, err = d.scanTiles(jmod, f.mcounts, offsets, ntiles); err != nil {
 		return 0, 0, 0, err
+	}
+	sel, srep, err = f.selectScanned(d, jmod, jargs, ntiles, offsets, n, tmp)
+	return sel, srep, n, err
+}
+
+// offsets is a temp for the scan of the tiles' matched row counts.
+func (f *probeFinder) offsets(ntiles int64, tmp *temps) (uint64, error) {
+	return tmp.get((ntiles+1)*8, "matched row offsets")
+}
+
+// selectScanned is selection once the matched row counts are scanned into
+// offsets (n rows in all).
+func (f *probeFinder) selectScanned(d *Device, jmod *module, jargs []uint64, ntiles int64, offsets uint64, n int, tmp *temps) (sel, srep uint64, err error) {
+	if n == 0 {
+		return 0, 0, nil
 	}
 	if sel, err = tmp.get(int64(n)*4, "matched probe rows"); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, err
 	}
 	if srep, err = tmp.get(int64(n)*4, "their representatives"); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, err
 	}
 	err = d.timedLaunch(jmod, "rg_jn_select", d.gridFor(ntiles, 1), joinThreads, 0,
 		[]uint64{uint64(ntiles), 0, f.tsel, jargs[jaRep], offsets, f.mcounts, sel, srep})
-	return sel, srep, n, err
+	return sel, srep, err
 }
 
 // walkArgs are the words from sinkWord of codegen_probe.go's kernels,
@@ -428,19 +443,27 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 		if err != nil {
 			return nil, err
 		}
-		if pairs, err = d.scanTiles(jmod, jargs[jaCounts], jargs[jaOffsets], ntiles); err != nil {
+		// Every probe row, or rg_probe_find's matched ones: their count
+		// is scanned beside the pairs'.
+		rep, sel, moffsets := jargs[jaRep], uint64(0), uint64(0)
+		n = j.np
+		if find == nil {
+			pairs, err = d.scanTiles(jmod, jargs[jaCounts], jargs[jaOffsets], ntiles)
+		} else if moffsets, err = find.offsets(ntiles, tmp); err == nil {
+			pairs, n, err = d.scanTilesTwo(jmod, jargs[jaCounts], jargs[jaOffsets], find.mcounts, moffsets, ntiles)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if pairs > 0 {
-			// Every probe row, or rg_probe_find's matched ones.
-			rep, sel := jargs[jaRep], uint64(0)
-			n = j.np
 			if find != nil {
-				if sel, rep, n, err = find.selection(d, jmod, jargs, ntiles, tmp); err != nil {
+				if sel, rep, err = find.selectScanned(d, jmod, jargs, ntiles, moffsets, n, tmp); err != nil {
 					return nil, err
 				}
 			}
 			ap.probeArgs = []uint64{rep, jargs[jaNext], jargs[jaMulti], sel}
+		} else {
+			n = 0
 		}
 	}
 	args[0] = uint64(n)

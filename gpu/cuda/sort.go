@@ -98,11 +98,7 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 		return nil, fmt.Errorf("sort: %w", err)
 	}
 	if n > 0 {
-		ranges, err := d.sortRanges(n, len(keys), kargs, tmp)
-		if err != nil {
-			return fail(err)
-		}
-		rank, err := d.sortRanks(n, len(keys), kargs, ranges, tmp)
+		rank, err := d.sortRanks(n, len(keys), kargs, tmp)
 		if err != nil {
 			return fail(err)
 		}
@@ -164,8 +160,15 @@ func (d *Device) sortRanges(n, nkeys int, kargs []uint64, tmp *temps) (uint64, e
 // sortRanks returns each row's place in the sorted order (a temp of n
 // uint32): a bitonic sort of the row list (util.cu: rg_bitonic_tiles, then
 // per size rg_bitonic_step and rg_bitonic_merge), then rg_order_rank.
-func (d *Device) sortRanks(n, nkeys int, kargs []uint64, ranges uint64, tmp *temps) (uint64, error) {
+func (d *Device) sortRanks(n, nkeys int, kargs []uint64, tmp *temps) (uint64, error) {
 	N := max(topKTile, nextPow2(n))
+	var ranges uint64 // one tile: rg_bitonic_tiles takes the ranges itself
+	if N > topKTile {
+		var err error
+		if ranges, err = d.sortRanges(n, nkeys, kargs, tmp); err != nil {
+			return 0, err
+		}
+	}
 	order, err := tmp.get(int64(N)*4, "sort order")
 	if err != nil {
 		return 0, err

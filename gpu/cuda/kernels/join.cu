@@ -40,9 +40,11 @@
 // offsets (offsets[n] = total). One block of 1024 threads (rg_scan_counts;
 // rg_scan of util.cu takes uint32 counts; a tile of a many-to-many join can
 // produce more than 2^32 pairs).
-// Args: n, counts, offsets.
+// Args: n, counts, offsets; launched with two blocks, the second scans a
+// second array of n counts (words 3 and 4) at the same time.
 extern "C" __global__ void __launch_bounds__(1024) rg_jn_scan(const Args A) {
-    rg_scan_counts(A.a[0], (const uint64_t *)A.a[1], (uint64_t *)A.a[2]);
+    const int w = blockIdx.x == 0 ? 1 : 3;
+    rg_scan_counts(A.a[0], (const uint64_t *)A.a[w], (uint64_t *)A.a[w + 1]);
 }
 
 // rg_join_build inserts every build row whose key can match. Slots start

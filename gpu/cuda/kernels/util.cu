@@ -102,22 +102,17 @@ __device__ __forceinline__ uint64_t rg_sort_enc(const SortKey &K, uint32_t r) {
     return K.desc ? ~e : e;
 }
 
-// rg_sort_range: each key's range of rg_sort_enc values over rows
-// 0..n-1, for rg_sort_prefix. R holds 3 words per key, zeroed before:
-// the largest ~value (so ~R[0] is the smallest value), the largest value,
-// and 1 when a row of the key is null.
-// Args: n, nkeys, R, then 4 words per key as rg_topk_block.
-extern "C" __global__ void __launch_bounds__(256) rg_sort_range(const Args A) {
-    const uint64_t n = A.a[0];
-    const int nk = (int)A.a[1];
-    unsigned long long *R = (unsigned long long *)A.a[2];
-    SortKey keys[8];
-    rg_load_sort_keys(A, 3, nk, keys);
+// rg_sort_range_add: each key's range of rg_sort_enc values over rows
+// from, from + step, ... below n, added into R (global or shared memory),
+// 3 words per key, zeroed before: the largest ~value (so ~R[0] is the
+// smallest value), the largest value, and 1 when a row of the key is
+// null. Every lane of a warp calls it.
+__device__ __forceinline__ void rg_sort_range_add(const SortKey *keys, int nk, unsigned long long *R, uint64_t from, uint64_t n, uint64_t step) {
     for (int k = 0; k < nk; k++) {
         const SortKey &K = keys[k];
         uint64_t lo = ~0ull, hi = 0;
         bool nul = false;
-        for (uint64_t r = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; r < n; r += (uint64_t)gridDim.x * blockDim.x) {
+        for (uint64_t r = from; r < n; r += step) {
             if (K.valid && !K.valid[r]) { nul = true; continue; }
             const uint64_t e = rg_sort_enc(K, (uint32_t)r);
             lo = e < lo ? e : lo;
@@ -137,6 +132,17 @@ extern "C" __global__ void __launch_bounds__(256) rg_sort_range(const Args A) {
             if (nul) atomicMax(&R[3 * k + 2], 1ull);
         }
     }
+}
+
+// rg_sort_range: the keys' ranges over rows 0..n-1 (rg_sort_range_add),
+// for sorts of more than one tile, whose tiles must build their prefixes
+// alike. Args: n, nkeys, R, then 4 words per key as rg_topk_block.
+extern "C" __global__ void __launch_bounds__(256) rg_sort_range(const Args A) {
+    SortKey keys[8];
+    const int nk = (int)A.a[1];
+    rg_load_sort_keys(A, 3, nk, keys);
+    rg_sort_range_add(keys, nk, (unsigned long long *)A.a[2], blockIdx.x * (uint64_t)blockDim.x + threadIdx.x, A.a[0],
+                      (uint64_t)gridDim.x * blockDim.x);
 }
 
 // rg_sort_prefix: row r's normalized key, a 64-bit number with
@@ -248,8 +254,8 @@ extern "C" __global__ void __launch_bounds__(256) rg_topk_block(const Args A) {
 // smaller ones in shared memory, both moving the prefixes with the rows.
 // A slice at position pos sorts ascending when (pos & k) == 0, so the
 // whole list ends ascending. Args of all three: n (rows), N (padded
-// length), order, k, j, nkeys, pref (N uint64), R (rg_sort_range), then 4
-// words per key.
+// length), order, k, j, nkeys, pref (N uint64), R (rg_sort_range; 0 when
+// N is one tile), then 4 words per key.
 __device__ __forceinline__ void rg_bitonic_shared(uint32_t *s, uint64_t *p, uint64_t base, uint64_t k, int j0, const SortKey *keys, int nk) {
     for (int j = j0; j > 0; j >>= 1) {
         for (int t = threadIdx.x; t < RG_TOPK_TILE / 2; t += blockDim.x) {
@@ -270,6 +276,16 @@ extern "C" __global__ void __launch_bounds__(256) rg_bitonic_tiles(const Args A)
     rg_load_sort_keys(A, 8, nk, keys);
     __shared__ uint32_t s[RG_TOPK_TILE];
     __shared__ uint64_t p[RG_TOPK_TILE];
+    // A sort of one tile (R 0) takes its keys' ranges here: a launch and a
+    // memset fewer for the small sorts most queries end with.
+    __shared__ unsigned long long own[8 * 3];
+    if (!R) {
+        for (int w = threadIdx.x; w < 8 * 3; w += blockDim.x) own[w] = 0;
+        __syncthreads();
+        rg_sort_range_add(keys, nk, own, threadIdx.x, n, blockDim.x);
+        __syncthreads();
+        R = own;
+    }
     for (uint64_t base = blockIdx.x * (uint64_t)RG_TOPK_TILE; base < N; base += (uint64_t)gridDim.x * RG_TOPK_TILE) {
         for (int t = threadIdx.x; t < RG_TOPK_TILE; t += blockDim.x) {
             s[t] = base + t < n ? (uint32_t)(base + t) : 0xffffffffu;
