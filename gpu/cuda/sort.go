@@ -146,6 +146,9 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 // words per key, util.cu: rg_sort_range), from which the sort kernels
 // build each row's normalized key (rg_sort_prefix).
 func (d *Device) sortRanges(n, nkeys int, kargs []uint64, tmp *temps) (uint64, error) {
+	if nkeys == 0 {
+		return 0, nil // no key: every prefix is 0 and rg_sort_prefix reads no range
+	}
 	ranges, err := tmp.get(int64(nkeys)*3*8, "sort key ranges")
 	if err != nil {
 		return 0, err
