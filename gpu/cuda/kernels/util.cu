@@ -25,24 +25,36 @@ struct SortKey {
     bool desc, nullsFirst;
 };
 
-__device__ __forceinline__ int rg_cmp_val(const SortKey &k, uint64_t a, uint64_t b) {
-    switch (k.kind) {
-    case SK_U8: { int x = ((const uint8_t *)k.data)[a], y = ((const uint8_t *)k.data)[b]; return (x > y) - (x < y); }
-    case SK_I8: { int x = ((const int8_t *)k.data)[a], y = ((const int8_t *)k.data)[b]; return (x > y) - (x < y); }
-    case SK_I16: { int x = ((const int16_t *)k.data)[a], y = ((const int16_t *)k.data)[b]; return (x > y) - (x < y); }
-    case SK_I32: { int x = ((const int32_t *)k.data)[a], y = ((const int32_t *)k.data)[b]; return (x > y) - (x < y); }
-    case SK_I64: { int64_t x = ((const int64_t *)k.data)[a], y = ((const int64_t *)k.data)[b]; return (x > y) - (x < y); }
-    case SK_I128: { i128 x = ((const i128 *)k.data)[a], y = ((const i128 *)k.data)[b]; return (x > y) - (x < y); }
-    case SK_F32: {
-        uint64_t x = rg_f64_key((double)((const float *)k.data)[a]), y = rg_f64_key((double)((const float *)k.data)[b]);
-        return (x > y) - (x < y);
+// rg_sort_raw: key K's value at row r (not null) as an unsigned number in
+// ascending order. Values beyond 64 bits clamp: equal numbers then need
+// not be equal values (rg_cmp_val compares those exactly).
+__device__ __forceinline__ uint64_t rg_sort_raw(const SortKey &K, uint64_t r) {
+    const uint64_t sign = 0x8000000000000000ull;
+    switch (K.kind) {
+    case SK_U8: return ((const uint8_t *)K.data)[r];
+    case SK_I8: return (uint64_t)(int64_t)((const int8_t *)K.data)[r] ^ sign;
+    case SK_I16: return (uint64_t)(int64_t)((const int16_t *)K.data)[r] ^ sign;
+    case SK_I32: return (uint64_t)(int64_t)((const int32_t *)K.data)[r] ^ sign;
+    case SK_I64: return (uint64_t)((const int64_t *)K.data)[r] ^ sign;
+    case SK_I128: {
+        const i128 v = ((const i128 *)K.data)[r];
+        const i128 top = (i128)0x7fffffffffffffffll, bottom = -top - 1;
+        return (uint64_t)(int64_t)(v > top ? top : v < bottom ? bottom : v) ^ sign;
     }
-    case SK_F64: {
-        uint64_t x = rg_f64_key(((const double *)k.data)[a]), y = rg_f64_key(((const double *)k.data)[b]);
-        return (x > y) - (x < y);
-    }
+    case SK_F32: return rg_f64_key((double)((const float *)K.data)[r]);
+    case SK_F64: return rg_f64_key(((const double *)K.data)[r]);
     }
     return 0;
+}
+
+// rg_cmp_val orders rows a and b (not null) by key k, ascending.
+__device__ __forceinline__ int rg_cmp_val(const SortKey &k, uint64_t a, uint64_t b) {
+    if (k.kind == SK_I128) {
+        const i128 x = ((const i128 *)k.data)[a], y = ((const i128 *)k.data)[b];
+        return (x > y) - (x < y);
+    }
+    const uint64_t x = rg_sort_raw(k, a), y = rg_sort_raw(k, b);
+    return (x > y) - (x < y);
 }
 
 // rg_load_sort_keys reads nk sort keys from the kernel arguments, 4 words
@@ -78,27 +90,10 @@ __device__ __forceinline__ int rg_row_cmp(const SortKey *keys, int nk, uint32_t 
     return (a > b) - (a < b);
 }
 
-// rg_sort_enc: key K's value at row r (not null) as an unsigned number
-// whose order is the sort order, direction included. Values beyond 64
-// bits clamp (rows that then tie go to rg_row_cmp).
+// rg_sort_enc: rg_sort_raw with the key's direction: its order is the
+// sort order.
 __device__ __forceinline__ uint64_t rg_sort_enc(const SortKey &K, uint32_t r) {
-    const uint64_t sign = 0x8000000000000000ull;
-    uint64_t e = 0;
-    switch (K.kind) {
-    case SK_U8: e = ((const uint8_t *)K.data)[r]; break;
-    case SK_I8: e = (uint64_t)(int64_t)((const int8_t *)K.data)[r] ^ sign; break;
-    case SK_I16: e = (uint64_t)(int64_t)((const int16_t *)K.data)[r] ^ sign; break;
-    case SK_I32: e = (uint64_t)(int64_t)((const int32_t *)K.data)[r] ^ sign; break;
-    case SK_I64: e = (uint64_t)((const int64_t *)K.data)[r] ^ sign; break;
-    case SK_I128: {
-        const i128 v = ((const i128 *)K.data)[r];
-        const i128 top = (i128)0x7fffffffffffffffll, bottom = -top - 1;
-        e = (uint64_t)(int64_t)(v > top ? top : v < bottom ? bottom : v) ^ sign;
-        break;
-    }
-    case SK_F32: e = rg_f64_key((double)((const float *)K.data)[r]); break;
-    case SK_F64: e = rg_f64_key(((const double *)K.data)[r]); break;
-    }
+    const uint64_t e = rg_sort_raw(K, r);
     return K.desc ? ~e : e;
 }
 
