@@ -11,11 +11,30 @@ import (
 
 // Strings in Arrow layout (Kind Str). Upload dictionary-encodes every string
 // column, which is right for low-cardinality columns (a predicate runs once
-// per distinct value) and wrong for columns of millions of distinct strings
-// (o_comment): the dictionary build costs a hash per row on the host and the
-// predicate table is as large as the column. Such columns, where the plan
-// only tests them with string predicates, go to the device as offsets and
-// characters instead, and the predicate runs per row on the device.
+// per distinct value, a key is a code) and wrong for columns of millions of
+// distinct strings (o_comment, c_name, s_address): the dictionary build
+// costs a hash per row on the host and the dictionary is as large as the
+// column. Such columns go to the device as offsets and characters instead
+// (UploadStr), and travel through the engine as strings:
+//
+//   - Run and RunProbe read a Str input in two ways only: as Args[0] of an
+//     OpStrPred whose StrFunc StrPredOnStr accepts (the predicate runs per
+//     row on the bytes), and as a projection that is exactly that OpCol
+//     (the output column is Str, holding the same strings). Under
+//     SinkAggregate such a projection may be a group key (groups are equal
+//     bytes; nulls form one group) but not an aggregate's argument.
+//   - Sort takes Str columns as payload and as keys: bytewise order
+//     (unsigned bytes, a prefix before its extensions: Go's bytes.Compare),
+//     which is also the order of a Dict column's codes.
+//   - Gather and Download take them; Download gives utf8.
+//   - Concat takes them; a device may refuse (ErrUnsupported) parts whose
+//     strings do not come from the same upload.
+//   - Join keys (HashJoin, RunProbe, ProbeCounts) refuse them, as does any
+//     other expression over a Str value (CheckStrUses).
+//
+// How a device holds a Str column that is not an upload (a gathered,
+// sorted or projected one) is its own affair: it may refer to the
+// characters of the upload it came from rather than copy them.
 //
 // This file is an addition to the Device contract (device.go is unchanged):
 // devices that can hold Str columns implement StrUploader, and the engine
@@ -23,10 +42,8 @@ import (
 
 // StrUploader is implemented by devices that hold strings in Arrow layout.
 // UploadStr copies a utf8 or large_utf8 array as a Str column (nullable
-// exactly when the array holds a null). Such a column may only be an input
-// of Run whose every use is Args[0] of an OpStrPred with a StrFunc that
-// StrPredOnStr accepts; Sort, joins, Gather, Concat and aggregates refuse
-// it. Download gives it back as utf8.
+// exactly when the array holds a null). The operations that take Str
+// columns are listed above.
 type StrUploader interface {
 	UploadStr(ctx context.Context, arr arrow.Array) (Column, error)
 }
@@ -141,8 +158,9 @@ func StrPredOnStr(f *StrFunc) bool {
 const MaxStrPredBytes = 1024
 
 // CheckStrUses refuses a pipeline that uses a Str value other than as the
-// argument of a string predicate StrPredOnStr accepts (ErrUnsupported):
-// such a column has no codes or numbers to compare, group, copy or output.
+// argument of a string predicate StrPredOnStr accepts or as a projection
+// that is exactly a Str input column (ErrUnsupported); under SinkAggregate
+// such a projection must be a group key only. See the list above.
 func CheckStrUses(p *Pipeline) error {
 	var bad error
 	var walk func(e *Expr)
@@ -151,7 +169,7 @@ func CheckStrUses(p *Pipeline) error {
 			return
 		}
 		if e.Type.Kind == Str && e.Op != OpCol {
-			bad = fmt.Errorf("%s gives str: only table columns are str: %w", e, ErrUnsupported)
+			bad = fmt.Errorf("%s gives str: only input columns are str: %w", e, ErrUnsupported)
 			return
 		}
 		for _, a := range e.Args {
@@ -159,7 +177,7 @@ func CheckStrUses(p *Pipeline) error {
 				continue
 			}
 			if e.Op != OpStrPred || a.Op != OpCol || len(e.Args) != 1 || !StrPredOnStr(e.Str) {
-				bad = fmt.Errorf("%s reads the str value %s: only string predicates read str columns: %w", e, a, ErrUnsupported)
+				bad = fmt.Errorf("%s reads the str value %s: only string predicates read str values: %w", e, a, ErrUnsupported)
 				return
 			}
 		}
@@ -168,11 +186,16 @@ func CheckStrUses(p *Pipeline) error {
 		}
 	}
 	walk(p.Filter)
-	for i, e := range p.Project {
-		if e != nil && e.Type.Kind == Str {
-			return fmt.Errorf("project %d (%s): a str column is no pipeline output: %w", i, e, ErrUnsupported)
-		}
+	for _, e := range p.Project {
 		walk(e)
 	}
-	return bad
+	if bad != nil || p.Sink != SinkAggregate {
+		return bad
+	}
+	for i, a := range p.Aggs {
+		if a.Kind != AggCountStar && a.Arg >= 0 && a.Arg < len(p.Project) && p.Project[a.Arg].Type.Kind == Str {
+			return fmt.Errorf("aggregate %d (%s) of the str value %s: strings in Arrow layout are only group keys: %w", i, a.Kind, p.Project[a.Arg], ErrUnsupported)
+		}
+	}
+	return nil
 }

@@ -37,13 +37,12 @@ const (
 	// the dictionary (host side) is sorted ascending by bytes, so code order is
 	// string order and code equality is string equality.
 	Dict
-	// Str: a string column in Arrow layout (ext_strings.go): on the device
-	// an int32 offsets buffer of Len()+1 entries starting at 0, the UTF-8
-	// characters, and the validity. Only a Scan's column whose sole uses
-	// are string predicates (OpStrPred) of the pipeline above it has this
-	// kind (physical decides, gpu.StrUploader uploads); nothing else takes
-	// or produces it. Width is the offset's 4 bytes per value; the
-	// characters come on top.
+	// Str: a string column in Arrow layout (ext_strings.go): an upload
+	// holds an int32 offsets buffer of Len()+1 entries starting at 0, the
+	// UTF-8 characters, and the validity. physical picks it for
+	// high-cardinality columns; ext_strings.go lists the operations that
+	// take it. Width is the offset's 4 bytes per value; the characters come
+	// on top.
 	Str
 )
 

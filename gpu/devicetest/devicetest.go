@@ -39,8 +39,9 @@ func cases() []testCase {
 	all = append(all, joinCases()...)
 	all = append(all, fnstrCases()...)
 	all = append(all, temporalCases()...)
-	all = append(all, corpusCases()...) // cases_corpus.go
-	all = append(all, strColCases()...) // cases_strcol.go
+	all = append(all, corpusCases()...)  // cases_corpus.go
+	all = append(all, strColCases()...)  // cases_strcol.go
+	all = append(all, strFlowCases()...) // cases_strflow.go
 	return all
 }
 

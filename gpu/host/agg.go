@@ -31,6 +31,11 @@ func checkAggregate(p *gpu.Pipeline) error {
 			return fmt.Errorf("aggregate %d (%s): argument %d of %d project columns", i, a.Kind, a.Arg, len(p.Project))
 		}
 		at := p.Project[a.Arg].Type
+		if at.Kind == gpu.Str {
+			// gpu/ext_strings.go: a Str projection is a group key only
+			// (count(*) does not read its argument).
+			return fmt.Errorf("aggregate %d (%s) of the str value %s: strings in Arrow layout are only group keys: %w", i, a.Kind, p.Project[a.Arg], gpu.ErrUnsupported)
+		}
 		switch a.Kind {
 		case gpu.AggCount:
 			if a.Type.Kind != gpu.Int64 {
@@ -198,9 +203,11 @@ func (st *groupState) assign(kl *keyLayout, keys []*vec, n int) ([]int32, error)
 	return gids, nil
 }
 
-// encodeKey appends a fixed-width encoding of row i's keys: per key a
-// validity byte, then the value (zero when null). Floats are normalized so
-// that -0 groups with 0 and every NaN with every other NaN.
+// encodeKey appends an encoding of row i's keys: per key a validity byte,
+// then the value (zero when null), 8 or 16 bytes, or for Str a uint32
+// length and the bytes (length 0 when null), so that equal strings and
+// only they encode equally. Floats are normalized so that -0 groups with 0
+// and every NaN with every other NaN.
 func encodeKey(buf []byte, kl *keyLayout, keys []*vec, i int) []byte {
 	for k, v := range keys {
 		valid := v.isValid(i)
@@ -208,6 +215,15 @@ func encodeKey(buf []byte, kl *keyLayout, keys []*vec, i int) []byte {
 			buf = append(buf, 1)
 		} else {
 			buf = append(buf, 0)
+		}
+		if kl.types[k].Kind == gpu.Str {
+			var b []byte
+			if valid {
+				b = v.str.value(i)
+			}
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(b)))
+			buf = append(buf, b...)
+			continue
 		}
 		switch storageOf(kl.types[k].Kind) {
 		case stInt:
@@ -521,6 +537,9 @@ func (d *Device) emitGroups(pl *plan, kl *keyLayout, st *groupState) ([]gpu.Colu
 			}
 			decodeKey(st.keys[g], kl, k, v, j)
 		}
+		if v.str != nil && len(v.str.chars) > gpu.MaxStrChars {
+			return fail(fmt.Errorf("group key %d: the groups' strings hold more than %d bytes (int32 offsets): %w", k, int64(gpu.MaxStrChars), gpu.ErrUnsupported))
+		}
 		c, err := d.output(t, n, v, pl.projDicts[pi], fmt.Sprintf("group key %d", k))
 		if err != nil {
 			return fail(err)
@@ -569,16 +588,25 @@ func aggDict(pl *plan, ag gpu.Agg) *array.String {
 	return nil
 }
 
-// decodeKey writes key k of an encoded group key into v[j].
+// decodeKey writes key k of an encoded group key into v[j]; a Str key's
+// bytes are appended to v.str's characters (groups are decoded in order j).
 func decodeKey(s string, kl *keyLayout, k int, v *vec, j int) {
 	off := 0
 	for i := 0; i < k; i++ {
-		off += 1 + storageOf(kl.types[i].Kind).width()
+		off += 1 + keyWidth(kl.types[i].Kind, s[off+1:])
+	}
+	if kl.types[k].Kind == gpu.Str {
+		w := keyWidth(gpu.Str, s[off+1:])
+		v.str.chars = append(v.str.chars, s[off+1+4:off+1+w]...)
+		v.str.offs[j+1] = int32(len(v.str.chars))
 	}
 	if s[off] == 0 {
 		return // null
 	}
 	v.valid[j] = true
+	if kl.types[k].Kind == gpu.Str {
+		return
+	}
 	b := []byte(s[off+1:])
 	switch storageOf(kl.types[k].Kind) {
 	case stInt:
@@ -588,6 +616,15 @@ func decodeKey(s string, kl *keyLayout, k int, v *vec, j int) {
 	case st128:
 		v.i128[j] = int128{lo: binary.LittleEndian.Uint64(b), hi: int64(binary.LittleEndian.Uint64(b[8:]))}
 	}
+}
+
+// keyWidth is the size of one encoded key value of kind k (after its
+// validity byte) at the start of s.
+func keyWidth(k gpu.Kind, s string) int {
+	if k == gpu.Str {
+		return 4 + int(binary.LittleEndian.Uint32([]byte(s[:4])))
+	}
+	return storageOf(k).width()
 }
 
 func (s storage) width() int {

@@ -13,7 +13,8 @@ import (
 // value slice is used, chosen by the Kind's storage class:
 //   - i64: Bool (0/1), Int8..Int64, Date32, Decimal64, Dict (codes);
 //   - f64: Float32 (exactly widened) and Float64;
-//   - i128: Decimal128.
+//   - i128: Decimal128;
+//   - str: Str (strcol_strings.go), whose other slices are nil.
 //
 // valid is nil when every value is present. Null slots hold zero, and no
 // operation looks at them (so a null never raises an overflow).
@@ -45,12 +46,14 @@ func storageOf(k gpu.Kind) storage {
 
 func newVec(k gpu.Kind, n int, nullable bool) *vec {
 	v := &vec{}
-	switch storageOf(k) {
-	case stInt:
+	switch {
+	case k == gpu.Str:
+		v.str = emptyStrs(n)
+	case storageOf(k) == stInt:
 		v.i64 = make([]int64, n)
-	case stFloat:
+	case storageOf(k) == stFloat:
 		v.f64 = make([]float64, n)
-	case st128:
+	default:
 		v.i128 = make([]int128, n)
 	}
 	if nullable {

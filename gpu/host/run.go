@@ -94,9 +94,6 @@ func (d *Device) prepare(p *gpu.Pipeline, inputs []gpu.Column) (*plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("run: project %d: %w", i, err)
 		}
-		if e.Type.Kind == gpu.Str {
-			return nil, fmt.Errorf("run: project %d: a str column is no pipeline output (only string predicates read it): %w", i, gpu.ErrUnsupported)
-		}
 		if e.Type.Kind == gpu.Dict && dict == nil {
 			return nil, fmt.Errorf("run: project %d: dict expression %s has no dictionary (no dict column in it): %w", i, e, gpu.ErrUnsupported)
 		}
@@ -214,6 +211,19 @@ func (d *Device) materialize(ctx context.Context, pl *plan) ([]gpu.Column, error
 	cols := make([]gpu.Column, len(p.Project))
 	for i, e := range p.Project {
 		v := newVec(e.Type.Kind, total, true)
+		if e.Type.Kind == gpu.Str {
+			// A bare Str input column (checkStrUse): the chunks' rows
+			// into that input, listed in order.
+			strs := make([]*vec, len(parts))
+			for c := range parts {
+				strs[c] = parts[c][i]
+			}
+			s, err := concatStr(strs, sizes)
+			if err != nil {
+				return nil, fmt.Errorf("run: project %d (%s): %w", i, e, err)
+			}
+			v.str = s
+		}
 		at := 0
 		for c := range parts {
 			part := parts[c][i]

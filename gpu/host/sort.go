@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -10,7 +11,8 @@ import (
 
 // Sort reorders cols by keys, stably (see gpu.Device). NullsFirst places
 // nulls before all values whatever the direction; Descending reverses only
-// the order of values. Floats sort by floatOrder (NaN last ascending).
+// the order of values. Floats sort by floatOrder (NaN last ascending), Str
+// by bytes.
 func (d *Device) Sort(ctx context.Context, cols []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
 	if err := d.checkOpen("sort"); err != nil {
 		return nil, err
@@ -25,9 +27,6 @@ func (d *Device) Sort(ctx context.Context, cols []gpu.Column, keys []gpu.SortKey
 	for i, c := range cols {
 		var err error
 		if hc[i], err = d.own(c, fmt.Sprintf("sort: column %d", i)); err != nil {
-			return nil, err
-		}
-		if err := refuseStr(hc[i], fmt.Sprintf("sort: column %d", i)); err != nil {
 			return nil, err
 		}
 		if hc[i].n != hc[0].n {
@@ -60,6 +59,10 @@ func (d *Device) Sort(ctx context.Context, cols []gpu.Column, keys []gpu.SortKey
 			}
 			var c int
 			switch {
+			case v.str != nil:
+				// Bytewise, a prefix first: the order of a Dict
+				// column's codes (gpu/ext_strings.go).
+				c = bytes.Compare(v.str.value(int(a)), v.str.value(int(b)))
 			case v.i64 != nil:
 				c = cmpInt(v.i64[a], v.i64[b])
 			case v.f64 != nil:

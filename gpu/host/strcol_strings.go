@@ -14,21 +14,31 @@ import (
 // Str columns (strings in Arrow layout, gpu/ext_strings.go) on the host:
 // the offsets and characters of the uploaded array, and string predicates
 // evaluated per row with gpu.StrMatcher, the reference of the CUDA code.
+// Projections, sorts, gathers and group keys carry row numbers into the
+// upload rather than copies of the strings; only a Concat of parts from
+// different uploads and the group keys of an aggregate build new buffers.
 
 // strVec is the strings of a Str vector: row i is
-// chars[offs[r]:offs[r+1]] with r = rows[i], or r = i when rows is nil.
-// Slices and gathers share offs and chars (they are never written).
+// chars[offs[r]:offs[r+1]] with r = rows[i], or r = lo+i when rows is nil.
+// Slices and gathers share offs and chars (they are never written), so
+// every vector derived from one upload has the same offs and chars.
 type strVec struct {
 	offs  []int32
 	chars []byte
 	rows  []int32
+	lo    int
+}
+
+// row is the index into offs of row i.
+func (s *strVec) row(i int) int {
+	if s.rows != nil {
+		return int(s.rows[i])
+	}
+	return s.lo + i
 }
 
 func (s *strVec) value(i int) []byte {
-	r := i
-	if s.rows != nil {
-		r = int(s.rows[i])
-	}
+	r := s.row(i)
 	return s.chars[s.offs[r]:s.offs[r+1]]
 }
 
@@ -36,19 +46,59 @@ func (s *strVec) slice(lo, hi int) *strVec {
 	if s.rows != nil {
 		return &strVec{offs: s.offs, chars: s.chars, rows: s.rows[lo:hi]}
 	}
-	return &strVec{offs: s.offs[lo : hi+1], chars: s.chars}
+	return &strVec{offs: s.offs, chars: s.chars, lo: s.lo + lo}
 }
 
 func (s *strVec) gather(idx []int32) *strVec {
 	rows := make([]int32, len(idx))
 	for j, i := range idx {
-		if s.rows != nil {
-			rows[j] = s.rows[i]
-		} else {
-			rows[j] = i
-		}
+		rows[j] = int32(s.row(int(i)))
 	}
 	return &strVec{offs: s.offs, chars: s.chars, rows: rows}
+}
+
+// emptyStrs is n empty strings (the values under nulls, as newVec's zeros
+// are for other kinds).
+func emptyStrs(n int) *strVec { return &strVec{offs: make([]int32, n+1)} }
+
+// concatStr appends the first ns[k] rows of every part's strings. Parts
+// that share one upload's buffers (a Run's chunks, gathers of one column)
+// become one row list into them; otherwise the strings are copied into
+// fresh offsets and characters (null rows as empty strings), which must
+// fit int32 offsets like an upload's.
+func concatStr(parts []*vec, ns []int) (*strVec, error) {
+	total := 0
+	shared := true
+	for k, p := range parts {
+		total += ns[k]
+		s0, s := parts[0].str, p.str
+		shared = shared && len(s.offs) == len(s0.offs) && &s.offs[0] == &s0.offs[0]
+	}
+	if len(parts) == 0 {
+		return emptyStrs(0), nil
+	}
+	if shared {
+		rows := make([]int32, 0, total)
+		for k, p := range parts {
+			for i := 0; i < ns[k]; i++ {
+				rows = append(rows, int32(p.str.row(i)))
+			}
+		}
+		return &strVec{offs: parts[0].str.offs, chars: parts[0].str.chars, rows: rows}, nil
+	}
+	out := &strVec{offs: make([]int32, 1, total+1)}
+	for k, p := range parts {
+		for i := 0; i < ns[k]; i++ {
+			if p.isValid(i) {
+				out.chars = append(out.chars, p.str.value(i)...)
+			}
+			if len(out.chars) > gpu.MaxStrChars {
+				return nil, fmt.Errorf("concatenated strings hold more than %d bytes of characters (int32 offsets): %w", int64(gpu.MaxStrChars), gpu.ErrUnsupported)
+			}
+			out.offs = append(out.offs, int32(len(out.chars)))
+		}
+	}
+	return out, nil
 }
 
 var _ gpu.StrUploader = (*Device)(nil)
@@ -85,7 +135,8 @@ func (d *Device) UploadStr(ctx context.Context, arr arrow.Array) (gpu.Column, er
 }
 
 // CharBytes is the size of a Str column's characters (gpu.StrColumn); 0
-// for other kinds.
+// for other kinds. A column derived from an upload (projected, gathered,
+// sorted) counts the upload's whole buffer, which it keeps alive.
 func (c *column) CharBytes() int64 {
 	if s := c.data; s != nil && s.str != nil {
 		return int64(len(s.str.chars))
@@ -115,17 +166,19 @@ func (c *checker) checkStrRows(e *gpu.Expr) error {
 }
 
 // checkStrUse refuses every use of a Str value but a string predicate's
-// argument: Str has no codes or numbers to compare, hash or copy.
+// argument and a bare input column (a projection, perhaps a group key:
+// checkAggregate refuses it as an aggregate's argument): there is no
+// expression that computes or compares strings in Arrow layout.
 func checkStrUse(e *gpu.Expr) error {
 	if e.Op == gpu.OpStrPred || e.Op == gpu.OpCol {
 		return nil
 	}
 	if e.Type.Kind == gpu.Str {
-		return fmt.Errorf("%s gives str: only table columns are str: %w", e, gpu.ErrUnsupported)
+		return fmt.Errorf("%s gives str: only input columns are str: %w", e, gpu.ErrUnsupported)
 	}
 	for _, a := range e.Args {
 		if a != nil && a.Type.Kind == gpu.Str {
-			return fmt.Errorf("%s reads the str value %s: only string predicates read str columns: %w", e, a, gpu.ErrUnsupported)
+			return fmt.Errorf("%s reads the str value %s: only string predicates read str values: %w", e, a, gpu.ErrUnsupported)
 		}
 	}
 	return nil
@@ -142,15 +195,8 @@ func evalStrRows(m *gpu.StrMatcher, n int, x *vec) *vec {
 	return r
 }
 
-// refuseStr: joins, sorts, gathers and concatenations take no Str column.
-func refuseStr(c *column, what string) error {
-	if c.typ.Kind == gpu.Str {
-		return fmt.Errorf("%s is a str column (strings in Arrow layout are read only by string predicates): %w", what, gpu.ErrUnsupported)
-	}
-	return nil
-}
-
-// downloadStr builds the utf8 array of a Str vector's first n rows.
+// downloadStr builds the utf8 array of a Str vector's first n rows (of an
+// upload or of rows into one, or of fresh buffers: value reads them all).
 func downloadStr(v *vec, n int) arrow.Array {
 	b := array.NewStringBuilder(memory.DefaultAllocator)
 	defer b.Release()
