@@ -251,6 +251,9 @@ func (d *Device) emitGroups(ap *aggPlan, mod *module, cols []*column, table, key
 		if err != nil {
 			return out, err
 		}
+		if t.Kind == gpu.Str { // a group key (gpu.CheckStrUses): its input's characters
+			c.shareStr(cols[p.Project[p.Keys[i]].Col])
+		}
 		out = append(out, c)
 		args = append(args, c.data, c.valid)
 	}

@@ -195,6 +195,12 @@ func planAggregate(p *gpu.Pipeline, dictLen []int) (*aggPlan, error) {
 		switch e.Type.Kind {
 		case gpu.Decimal128:
 			w = 2
+		case gpu.Str:
+			// The key word is the view; equal strings may have different
+			// views, so hashAggLoop hashes and compares the bytes.
+			if e.Op != gpu.OpCol || e.Col < 0 || e.Col >= len(p.Inputs) {
+				return nil, fmt.Errorf("str group key %s is not an input column: %w", e, gpu.ErrUnsupported)
+			}
 		case gpu.Bool, gpu.Int8, gpu.Int16, gpu.Int32, gpu.Date32, gpu.Float32, gpu.Dict, gpu.Int64, gpu.Decimal64, gpu.Float64:
 		default:
 			return nil, fmt.Errorf("group key of type %s: %w", e.Type, gpu.ErrUnsupported)

@@ -105,7 +105,8 @@ func emitSource(ap *aggPlan) string {
 }
 
 // emitValue writes output column col's row r: the low bytes of the 64-bit
-// word val (the bits of a float, the code of a dictionary string) or the
+// word val (the bits of a float, the code of a dictionary string, the
+// view of a Str one) or the
 // i128 val of a 16-byte type; its validity byte, or RG_NULL_NOT_NULLABLE
 // when a non-nullable column would get a null.
 func emitValue(b *strings.Builder, col int, t gpu.Type, null, val string) {
@@ -117,7 +118,7 @@ func emitValue(b *strings.Builder, col int, t gpu.Type, null, val string) {
 		b.WriteString("          if (nl) rg_raise(status, RG_NULL_NOT_NULLABLE);\n")
 	}
 	var ut string
-	switch t.Kind.Width() {
+	switch devWidth(t) {
 	case 1:
 		ut = "uint8_t"
 	case 2:

@@ -50,6 +50,15 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	// 17). A warp that only finds keys already in the table ends, full
 	// table or not; the walks below stop on a full table by themselves.
 	b.WriteString("  bool recheck = false;\n")
+	// A string key's characters, for hashing and comparing its bytes.
+	strKey := map[int]string{} // key word -> its characters
+	for ki, k := range p.Keys {
+		if e := p.Project[k]; e.Type.Kind == gpu.Str {
+			name := fmt.Sprintf("kc%d", ki)
+			fmt.Fprintf(b, "  const uint8_t *%s = (const uint8_t *)(A.a[%d] & ~1ull);\n", name, inputWord(e.Col)+2)
+			strKey[ap.keyWord[ki]] = name
+		}
+	}
 	fmt.Fprintf(b, "  for (long long %s = blockIdx.x * (long long)blockDim.x + threadIdx.x; %s - lane < n; %s += (long long)gridDim.x * blockDim.x) {\n", loopVar, loopVar, loopVar)
 	b.WriteString("    if (recheck && __any_sync(FULL, ((volatile uint32_t *)fill)[0] >= maxFill)) break;\n    recheck = false;\n")
 	rowGuard := "i < n"
@@ -114,7 +123,8 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	b.WriteString("    }\n")
 
 	// Runs: a lane heads a run unless it and the previous lane both have a
-	// row with equal keys.
+	// row with equal keys (for a string key, equal views: equal strings
+	// of other views make runs of their own, which add to the same slot).
 	b.WriteString("    bool head = !row || lane == 0;\n")
 	b.WriteString("    if (!__shfl_up_sync(FULL, (int)row, 1)) head = true;\n")
 	for w := 0; w < KW; w++ {
@@ -154,7 +164,11 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	g = newExprGen(p, b, "      ")
 	g.line("uint64_t h = 0x243F6A8885A308D3ull;")
 	for w := 0; w < KW; w++ {
-		g.line("h = (h ^ key[%d]) * 0x9E3779B97F4A7C15ull; h ^= h >> 31;", w)
+		x := fmt.Sprintf("key[%d]", w)
+		if cs, ok := strKey[w]; ok {
+			x = fmt.Sprintf("rg_str_hash(%s, key[%d])", cs, w)
+		}
+		g.line("h = (h ^ %s) * 0x9E3779B97F4A7C15ull; h ^= h >> 31;", x)
 	}
 	g.line("h ^= h >> 29; h *= 0xBF58476D1CE4E5B9ull; h ^= h >> 32; h &= cap - 1;")
 	g.line("uint64_t slot = ~0ull, probes = 0;")
@@ -181,6 +195,9 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	conds := make([]string, KW)
 	for w := 0; w < KW; w++ {
 		conds[w] = fmt.Sprintf("((volatile uint64_t *)K)[h * %d + %d] == key[%d]", KW, w, w)
+		if cs, ok := strKey[w]; ok {
+			conds[w] = fmt.Sprintf("rg_str_eq(%s, ((volatile uint64_t *)K)[h * %d + %d], key[%d])", cs, KW, w, w)
+		}
 	}
 	g.line("  if (%s) { slot = h; break; }", strings.Join(conds, " && "))
 	g.line("  h = (h + 1) & (cap - 1);")

@@ -79,7 +79,7 @@ func ctype(k gpu.Kind) string {
 	return "long long"
 }
 
-// stype is the memory type of a kind (one value of Kind.Width bytes).
+// stype is the memory type of a kind (one value of devWidth bytes).
 func stype(k gpu.Kind) string {
 	switch k {
 	case gpu.Bool:
@@ -92,6 +92,8 @@ func stype(k gpu.Kind) string {
 		return "int32_t"
 	case gpu.Int64, gpu.Decimal64:
 		return "int64_t"
+	case gpu.Str:
+		return "uint64_t" // a view (strcol_strings.go)
 	case gpu.Decimal128:
 		return "i128"
 	case gpu.Float32:
@@ -103,8 +105,9 @@ func stype(k gpu.Kind) string {
 }
 
 // inputWord is the index in Args of input column i's data pointer; its
-// validity pointer (0 when the column has no nulls) follows it.
-func inputWord(i int) int { return 2 + 2*i }
+// validity pointer (0 when the column has no nulls) and its characters
+// (Str columns, inputArgs) follow it.
+func inputWord(i int) int { return 2 + 3*i }
 
 // loadColumn declares cI/cnI for input column i at the current row `i`.
 func (g *exprGen) loadColumn(c int) {
@@ -115,7 +118,7 @@ func (g *exprGen) loadColumn(c int) {
 	t := g.p.Inputs[c]
 	w := inputWord(c)
 	if t.Kind == gpu.Str {
-		g.loadStrColumn(c, t, w) // codegen_strrow.go
+		g.loadStrColumn(c, t, w, "i") // codegen_strrow.go
 		return
 	}
 	g.line("const %s c%d = (%s)((const %s *)A.a[%d])[i];", ctype(t.Kind), c, ctype(t.Kind), stype(t.Kind), w)

@@ -35,8 +35,8 @@ import (
 // a match) the kernels walk the n rows of the list instead of every probe
 // row: entry ix is probe row sel[ix], its representative rep[ix].
 //
-// Args: n, status, inputs (probe columns then build columns, 2 words
-// each), string tables, then from S = sinkWord(p): rep, next, clen,
+// Args: n, status, inputs (probe columns then build columns, 3 words
+// each, inputArgs), string tables, then from S = sinkWord(p): rep, next, clen,
 // counts|offsets, ntiles, pcnt, multi, sel, then 2 words (data, valid) per
 // output. multi is join.cu's flag word: 0 when every chain is one row
 // long, and the kernels then read neither clen nor next.
@@ -87,6 +87,10 @@ func loadAt(g *exprGen, c int, row string) error {
 	}
 	g.colVar[c] = true
 	w := inputWord(c)
+	if t.Kind == gpu.Str {
+		g.loadStrColumn(c, t, w, row) // codegen_strrow.go
+		return nil
+	}
 	g.line("const %s c%d = (%s)((const %s *)A.a[%d])[%s];", ctype(t.Kind), c, ctype(t.Kind), stype(t.Kind), w, row)
 	if t.Nullable {
 		g.line("const bool cn%d = A.a[%d] != 0 && ((const uint8_t *)A.a[%d])[%s] == 0;", c, w+1, w+1, row)
@@ -97,13 +101,12 @@ func loadAt(g *exprGen, c int, row string) error {
 	return nil
 }
 
-// probeLoadable lists the kinds loadAt reads as one value of Kind.Width
-// bytes per row. A kind stored otherwise (added later) is refused, and the
+// probeLoadable lists the kinds loadAt reads (Str as a view). A kind stored otherwise (added later) is refused, and the
 // engine joins first and runs the pipeline over the gathered columns.
 var probeLoadable = map[gpu.Kind]bool{
 	gpu.Bool: true, gpu.Int8: true, gpu.Int16: true, gpu.Int32: true, gpu.Int64: true,
 	gpu.Float32: true, gpu.Float64: true, gpu.Date32: true, gpu.Decimal64: true,
-	gpu.Decimal128: true, gpu.Dict: true,
+	gpu.Decimal128: true, gpu.Dict: true, gpu.Str: true,
 }
 
 func loadAllAt(g *exprGen, cols []int, row string) error {

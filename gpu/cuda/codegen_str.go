@@ -12,7 +12,8 @@ import (
 // host over the argument's dictionary (gpu/strfunc.go): one byte per code
 // for a predicate, one int32 code into a new dictionary for a function. The
 // tables are uploaded before the launch; their device pointers follow the
-// input columns in Args, one word per string node in strNodes order. The
+// input columns in Args, one word per string node in strNodes order (0 for
+// a predicate that runs per row over a Str column, codegen_strrow.go). The
 // kernel source does not depend on the patterns, so one compiled kernel
 // serves every pattern of the same shape.
 
@@ -127,9 +128,6 @@ type strTables struct {
 	dicts map[*gpu.Expr]*array.String // OpStrMap results
 	// argDict: the dictionary each node's table was built over.
 	argDict map[*gpu.Expr]*array.String
-	// chars: the characters of the Str column a per-row predicate reads
-	// (codegen_strrow.go), in place of a table.
-	chars map[*gpu.Expr]uint64
 }
 
 // buildStrTables evaluates every string node over its argument's
@@ -143,9 +141,9 @@ func buildStrTables(p *gpu.Pipeline, cols []*column) (*strTables, error) {
 		if len(e.Args) != 1 || e.Args[0] == nil {
 			return nil, fmt.Errorf("%s takes one argument", e.Op)
 		}
-		if e.Args[0].Type.Kind == gpu.Str { // per row: its word is the characters
-			if err := st.strChars(e, cols); err != nil {
-				return nil, err
+		if a := e.Args[0]; a.Type.Kind == gpu.Str { // per row (codegen_strrow.go): no table
+			if a.Op != gpu.OpCol || a.Col < 0 || a.Col >= len(cols) || cols[a.Col].t.Kind != gpu.Str {
+				return nil, fmt.Errorf("%s: only a string predicate of a str input column reads strings in Arrow layout: %w", e, gpu.ErrUnsupported)
 			}
 			continue
 		}
@@ -265,8 +263,8 @@ func (d *Device) uploadStrTables(p *gpu.Pipeline, st *strTables, args []uint64) 
 	offs := make([]int, len(nodes))
 	size := 0
 	for i, e := range nodes {
-		if ptr, ok := st.chars[e]; ok {
-			args[base+i], offs[i] = ptr, -1
+		if e.Args[0].Type.Kind == gpu.Str { // per row: the word stays 0
+			offs[i] = -1
 			continue
 		}
 		if ptr, ok := d.cachedStrTable(e, st.argDict[e], tableBytes(st, e)); ok {

@@ -15,37 +15,19 @@ import (
 // bytes in place. gpu.StrMatcher is the Go reference of the same steps and
 // gpu/host runs it; the devicetest battery compares the two devices.
 //
-// The Args word that a dictionary predicate uses for its table holds the
-// column's characters here (strTables.chars), so the word layout is the
-// same for both kinds of string node.
-
-// loadStrColumn declares, for input column c at row i, its start offset
-// (cC), end offset (ceC) and null flag (cnC).
-func (g *exprGen) loadStrColumn(c int, t gpu.Type, w int) {
-	g.line("const long long c%d = (long long)((const int32_t *)A.a[%d])[i];", c, w)
-	g.line("const long long ce%d = (long long)((const int32_t *)A.a[%d])[i + 1];", c, w)
+// loadStrColumn declares, for input column c at row `row`, its view (cC,
+// strcol_strings.go), its characters (csC) and its null flag (cnC): an
+// upload's view is made from its offsets, a column of views holds it.
+func (g *exprGen) loadStrColumn(c int, t gpu.Type, w int, row string) {
+	g.line("const uint64_t ca%d = A.a[%d];", c, w+2)
+	g.line("const uint8_t *const cs%d = (const uint8_t *)(ca%d & ~1ull);", c, c)
+	g.line("const uint64_t c%d = rg_str_view(A.a[%d], ca%d, %s);", c, w, c, row)
 	if t.Nullable {
-		g.line("const bool cn%d = A.a[%d] != 0 && ((const uint8_t *)A.a[%d])[i] == 0;", c, w+1, w+1)
+		g.line("const bool cn%d = A.a[%d] != 0 && ((const uint8_t *)A.a[%d])[%s] == 0;", c, w+1, w+1, row)
 	} else {
 		g.line("const bool cn%d = false;", c)
 	}
-	g.line("(void)c%d; (void)ce%d; (void)cn%d;", c, c, c)
-}
-
-// strChars records the characters pointer of a per-row predicate's column.
-func (st *strTables) strChars(e *gpu.Expr, cols []*column) error {
-	a := e.Args[0]
-	if e.Op != gpu.OpStrPred || a.Op != gpu.OpCol || a.Col < 0 || a.Col >= len(cols) {
-		return fmt.Errorf("%s: only a string predicate of a str input column reads strings in Arrow layout: %w", e, gpu.ErrUnsupported)
-	}
-	if cols[a.Col].t.Kind != gpu.Str {
-		return fmt.Errorf("%s: input %d is %s, not str", e, a.Col, cols[a.Col].t)
-	}
-	if st.chars == nil {
-		st.chars = map[*gpu.Expr]uint64{}
-	}
-	st.chars[e] = cols[a.Col].chars
-	return nil
+	g.line("(void)c%d; (void)cs%d; (void)cn%d;", c, c, c)
 }
 
 // strRowExpr emits OpStrPred over a Str column: v = the predicate of the
@@ -58,10 +40,6 @@ func (g *exprGen) strRowExpr(e *gpu.Expr, v, n string) error {
 	if !gpu.StrPredOnStr(e.Str) {
 		return fmt.Errorf("%s over strings in Arrow layout: %w", e, gpu.ErrUnsupported)
 	}
-	w, err := strWord(g.p, e)
-	if err != nil {
-		return err
-	}
 	c := a.Col
 	g.line("if (!%s) {", n)
 	saved := g.indent
@@ -71,17 +49,17 @@ func (g *exprGen) strRowExpr(e *gpu.Expr, v, n string) error {
 	outer := g.b
 	var body strings.Builder
 	g.b = &body
-	err = g.strRowBody(e.Str)
+	err := g.strRowBody(e.Str)
 	g.b = outer
 	if err != nil {
 		g.indent = saved
 		return fmt.Errorf("%s: %w", e, err)
 	}
 	if strings.Contains(body.String(), "s[") {
-		g.line("const uint8_t *s = (const uint8_t *)A.a[%d] + c%d;", w, c)
+		g.line("const uint8_t *s = cs%d + (uint32_t)c%d;", c, c)
 	}
 	if strings.Contains(body.String(), "len") {
-		g.line("const int len = (int)(ce%d - c%d);", c, c)
+		g.line("const int len = (int)(c%d >> 32);", c)
 	}
 	g.line("int r = 0;")
 	g.b.WriteString(body.String())

@@ -69,11 +69,12 @@ func TestNVRTCCompilesStrRowKernels(t *testing.T) {
 	}
 }
 
-// Str values are refused everywhere but as a string predicate's argument.
+// Str values are refused everywhere but as a string predicate's argument
+// and a bare projection (gpu.CheckStrUses).
 func TestStrRowRefusals(t *testing.T) {
 	x := gpu.Col(0, tStr)
 	bad := []*gpu.Pipeline{
-		{Inputs: []gpu.Type{tStr}, Project: []*gpu.Expr{x}, Sink: gpu.SinkMaterialize},
+		{Inputs: []gpu.Type{tStr}, Project: []*gpu.Expr{x}, Sink: gpu.SinkAggregate, Aggs: []gpu.Agg{{Kind: gpu.AggMin, Arg: 0, Type: tStr}}},
 		{Inputs: []gpu.Type{tStr}, Project: []*gpu.Expr{call(gpu.OpIsNull, tBool, x)}, Sink: gpu.SinkMaterialize},
 		{Inputs: []gpu.Type{tStr}, Project: []*gpu.Expr{gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrSubstring, From: 1}, tDict, x)}, Sink: gpu.SinkMaterialize},
 	}

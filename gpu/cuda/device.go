@@ -296,10 +296,11 @@ type column struct {
 	dict   *array.String
 	pooled bool // intermediates come from the pool, uploads do not
 	freed  atomic.Bool
-	// chars and nchars: a Str column's characters (strcol_strings.go);
-	// data then holds Len()+1 int32 offsets.
-	chars  uint64
-	nchars int64
+	// str: a Str column's characters (strcol_strings.go), shared by the
+	// columns made from the same upload. data holds the upload's Len()+1
+	// int32 offsets, or, when views is set, one 64-bit view per row.
+	str   *strChars
+	views bool
 }
 
 func (c *column) Type() gpu.Type            { return c.t }
@@ -336,8 +337,8 @@ func (d *Device) checkColumns(cols []gpu.Column, strOK bool) ([]*column, error) 
 		if cc.freed.Load() {
 			return nil, fmt.Errorf("column %d was released", i)
 		}
-		if cc.t.Kind == gpu.Str && !strOK { // only Run and Download take one (strcol_strings.go)
-			return nil, fmt.Errorf("column %d is a str column (strings in Arrow layout are read only by string predicates): %w", i, gpu.ErrUnsupported)
+		if cc.t.Kind == gpu.Str && !strOK { // see strcol_strings.go
+			return nil, fmt.Errorf("column %d is a str column, which this operation does not take: %w", i, gpu.ErrUnsupported)
 		}
 		out[i] = cc
 	}

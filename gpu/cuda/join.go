@@ -123,10 +123,10 @@ func (d *Device) joinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc, pc 
 	if len(build) > joinMaxKeys {
 		return nil, nil, fmt.Errorf("%d key columns (the CUDA join takes at most %d): %w", len(build), joinMaxKeys, gpu.ErrUnsupported)
 	}
-	if bc, err = d.sameLength(build, "build key"); err != nil {
+	if bc, err = d.sameLength(build, "build key", false); err != nil {
 		return nil, nil, err
 	}
-	if pc, err = d.sameLength(probe, "probe key"); err != nil {
+	if pc, err = d.sameLength(probe, "probe key", false); err != nil {
 		return nil, nil, err
 	}
 	for i := range bc {
@@ -145,9 +145,10 @@ func (d *Device) joinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc, pc 
 	return bc, pc, nil
 }
 
-// sameLength checks that cols belong to d and are equally long.
-func (d *Device) sameLength(cols []gpu.Column, what string) ([]*column, error) {
-	cs, err := d.asColumns(cols)
+// sameLength checks that cols belong to d and are equally long; Str
+// columns are refused (keys) unless strOK.
+func (d *Device) sameLength(cols []gpu.Column, what string, strOK bool) ([]*column, error) {
+	cs, err := d.checkColumns(cols, strOK)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

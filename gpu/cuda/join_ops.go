@@ -33,10 +33,15 @@ func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, 
 	if err != nil {
 		return nil, err
 	}
-	cs, err := d.sameLength(cols, "column")
+	cs, err := d.sameLength(cols, "column", true)
 	if err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
+	cs, views, err := d.strViewsOf(cs)
+	if err != nil {
+		return nil, fmt.Errorf("gather: %w", err)
+	}
+	defer views()
 	m, n := ic.n, 0
 	if len(cs) > 0 {
 		n = cs[0].n
@@ -57,6 +62,7 @@ func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, 
 		if err != nil {
 			return fail(err)
 		}
+		o.shareStr(c)
 		out = append(out, o)
 	}
 	if m > 0 && len(cs) > 0 {
@@ -75,7 +81,7 @@ func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, 
 			hi := min(lo+gatherMaxCols, len(cs))
 			args := []uint64{uint64(m), d.status, ic.data, uint64(hi - lo), pad, uint64(n), 0, 0}
 			for i := lo; i < hi; i++ {
-				args = append(args, cs[i].data, cs[i].valid, out[i].data, out[i].valid, uint64(cs[i].t.Kind.Width()))
+				args = append(args, cs[i].data, cs[i].valid, out[i].data, out[i].valid, uint64(devWidth(cs[i].t)))
 			}
 			if err := d.timedLaunch(mod, "rg_join_gather", d.gridFor(int64(m), joinThreads), joinThreads, 0, args); err != nil {
 				return fail(err)
@@ -225,9 +231,17 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 			return nil, fmt.Errorf("concat: part %d has %d columns, part 0 has %d", k, len(p), len(parts[0]))
 		}
 		var err error
-		if cp[k], err = d.sameLength(p, fmt.Sprintf("part %d column", k)); err != nil {
+		if cp[k], err = d.sameLength(p, fmt.Sprintf("part %d column", k), true); err != nil {
 			return nil, fmt.Errorf("concat: %w", err)
 		}
+	}
+	for k := range cp {
+		var views func()
+		var err error
+		if cp[k], views, err = d.strViewsOf(cp[k]); err != nil {
+			return nil, fmt.Errorf("concat: %w", err)
+		}
+		defer views()
 	}
 	var out []*column
 	fail := func(err error) ([]gpu.Column, error) {
@@ -249,6 +263,11 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 				return fail(fmt.Errorf("column %d: dict values from two different dictionaries (%d and %d strings): %w",
 					i, dictLen(first.dict), dictLen(c.dict), gpu.ErrUnsupported))
 			}
+			if t.Kind == gpu.Str && c.str != first.str {
+				// Views index their own upload's characters.
+				return fail(fmt.Errorf("column %d: strings of two different uploads (%d and %d bytes of characters): %w",
+					i, first.str.n, c.str.n, gpu.ErrUnsupported))
+			}
 			t.Nullable = t.Nullable || c.t.Nullable
 			total += c.n
 		}
@@ -256,8 +275,9 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 		if err != nil {
 			return fail(err)
 		}
+		o.shareStr(first)
 		out = append(out, o)
-		w := int64(t.Kind.Width())
+		w := int64(devWidth(t))
 		at := int64(0)
 		for _, p := range cp {
 			c := p[i]

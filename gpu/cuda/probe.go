@@ -61,11 +61,11 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 // probeSetup checks a RunProbe or ProbeCounts call's columns against p and
 // each other and gathers them. Callers hold d.mu.
 func (d *Device) probeSetup(p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) (*probeJoin, error) {
-	pc, err := d.sameLength(probe, "probe column")
+	pc, err := d.sameLength(probe, "probe column", true)
 	if err != nil {
 		return nil, err
 	}
-	bc, err := d.sameLength(build, "build column")
+	bc, err := d.sameLength(build, "build column", true)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,8 @@ func (d *Device) probeArgs(p *gpu.Pipeline, j *probeJoin, st *strTables, n uint6
 	args = make([]uint64, sinkWord(p), capacity)
 	args[0], args[1] = n, d.status
 	for i, c := range j.cols {
-		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
+		w := inputWord(i)
+		args[w], args[w+1], args[w+2] = inputArgs(c)
 	}
 	block, err = d.uploadStrTables(p, st, args)
 	return args, block, err
@@ -298,7 +299,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 	}()
 	newOut := func(total int) error {
 		for k, e := range p.Project {
-			c, err := d.newOutput(e.Type, total, st.dictOf(e, j.cols), fmt.Sprintf("probe pipeline output #%d (%d rows)", k, total))
+			c, err := d.newExprOutput(e, total, j.cols, st, fmt.Sprintf("probe pipeline output #%d (%d rows)", k, total))
 			if err != nil {
 				return err
 			}

@@ -54,7 +54,8 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	args := make([]uint64, sinkWord(p))
 	args[0], args[1] = uint64(n), d.status
 	for i, c := range cols {
-		args[inputWord(i)], args[inputWord(i)+1] = c.data, c.valid
+		w := inputWord(i)
+		args[w], args[w+1], args[w+2] = inputArgs(c)
 	}
 	st, err := buildStrTables(p, cols)
 	if err != nil {
@@ -158,13 +159,15 @@ func (d *Device) checkStatus() (tableFull bool, err error) {
 	return f&4 != 0, nil
 }
 
+// newOutput allocates an operation's output column from the pool: a Str
+// one holds views (the caller shares its characters, shareStr).
 func (d *Device) newOutput(t gpu.Type, n int, dict *array.String, what string) (*column, error) {
-	c := &column{d: d, t: t, n: n, pooled: true, dict: dict}
+	c := &column{d: d, t: t, n: n, pooled: true, dict: dict, views: t.Kind == gpu.Str}
 	if dict != nil {
 		dict.Retain() // the column's own reference, released by freeColumn
 	}
 	var err error
-	if c.data, err = d.pool.get(int64(n*t.Kind.Width()), what); err != nil {
+	if c.data, err = d.pool.get(int64(n*devWidth(t)), what); err != nil {
 		d.freeColumn(c)
 		return nil, err
 	}
@@ -242,7 +245,7 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 			args[S] = offsets
 		}
 		for j, e := range p.Project {
-			c, err := d.newOutput(e.Type, total, st.dictOf(e, cols), fmt.Sprintf("pipeline output #%d (%d rows)", j, total))
+			c, err := d.newExprOutput(e, total, cols, st, fmt.Sprintf("pipeline output #%d (%d rows)", j, total))
 			if err != nil {
 				return out, err
 			}
@@ -262,7 +265,7 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 		return out, nil
 	}
 	for j, e := range p.Project {
-		c, err := d.newOutput(e.Type, 0, st.dictOf(e, cols), fmt.Sprintf("pipeline output #%d", j))
+		c, err := d.newExprOutput(e, 0, cols, st, fmt.Sprintf("pipeline output #%d", j))
 		if err != nil {
 			return out, err
 		}

@@ -172,7 +172,28 @@ func samplePipelines() []samplePipeline {
 	none := *hash
 	none.Keys = nil
 	out = append(out, samplePipeline{"aggregate-no-keys", &none, dl})
+	out = append(out, strFlowSamples()...)
 	out = append(out, samplePipeline{"tpch-q6", q6Pipeline(8766, 9131), nil})
 	out = append(out, samplePipeline{"tpch-q1", q1Pipeline(10471), []int{0, 3, 2, 0, 0, 0, 0}})
 	return out
+}
+
+// strFlowSamples: Str columns projected as they are (beside a per-row
+// predicate) and used as group keys, nullable or not, alone or with
+// another key (TPC-H Q10's grouping by customer name, address, phone and
+// comment).
+func strFlowSamples() []samplePipeline {
+	ns := nul(tStr)
+	like := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrLike, Pattern: "%special%"}, nul(tBool), gpu.Col(1, ns))
+	in := []gpu.Type{nul(tI64), ns, tStr}
+	return []samplePipeline{
+		{"str-project", &gpu.Pipeline{Inputs: in, Filter: like,
+			Project: []*gpu.Expr{gpu.Col(2, tStr), gpu.Col(0, nul(tI64)), gpu.Col(1, ns)}, Sink: gpu.SinkMaterialize}, nil},
+		{"str-group-keys", &gpu.Pipeline{Inputs: in, Filter: like,
+			Project: []*gpu.Expr{gpu.Col(0, nul(tI64)), gpu.Col(1, ns), gpu.Col(2, tStr)}, Sink: gpu.SinkAggregate, Keys: []int{1, 0, 2},
+			Aggs: []gpu.Agg{{Kind: gpu.AggCountStar, Type: tI64}, {Kind: gpu.AggSum, Arg: 0, Type: nul(dec128(38, 0))}}}, nil},
+		{"str-group-key-alone", &gpu.Pipeline{Inputs: in,
+			Project: []*gpu.Expr{gpu.Col(2, tStr)}, Sink: gpu.SinkAggregate, Keys: []int{0},
+			Aggs: []gpu.Agg{{Kind: gpu.AggCountStar, Type: tI64}}}, nil},
+	}
 }

@@ -30,6 +30,8 @@ func sortKind(k gpu.Kind) uint64 {
 		return 6
 	case gpu.Float64:
 		return 7
+	case gpu.Str:
+		return 9
 	}
 	return 0
 }
@@ -58,13 +60,18 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 	if d.closed {
 		return nil, fmt.Errorf("sort: CUDA device is closed")
 	}
-	cols, err := d.asColumns(in)
+	cols, err := d.asInputs(in)
 	if err != nil {
 		return nil, fmt.Errorf("sort: %w", err)
 	}
 	if len(cols) == 0 {
 		return nil, nil
 	}
+	cols, views, err := d.strViewsOf(cols)
+	if err != nil {
+		return nil, fmt.Errorf("sort: %w", err)
+	}
+	defer views()
 	n := cols[0].n
 	for i, c := range cols {
 		if c.n != n {
@@ -111,8 +118,9 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 			if err != nil {
 				return fail(err)
 			}
+			o.shareStr(c)
 			out = append(out, o)
-			g = append(g, c.data, o.data, uint64(c.t.Kind.Width()))
+			g = append(g, c.data, o.data, uint64(devWidth(c.t)))
 			if o.valid != 0 {
 				if c.valid == 0 {
 					if err := d.cx.memset(o.valid, 1, int64(outN), d.stream); err != nil {
@@ -137,28 +145,43 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 		if err != nil {
 			return fail(err)
 		}
+		o.shareStr(c)
 		out = append(out, o)
 	}
 	return out, nil
 }
 
-// sortRanges returns the sort keys' ranges over rows 0..n-1 (a temp of 3
-// words per key, util.cu: rg_sort_range), from which the sort kernels
-// build each row's normalized key (rg_sort_prefix).
+// sortRanges returns the sort keys' ranges over rows 0..n-1 (a temp of 4
+// words per key, util.cu: rg_sort_skip for string keys, then
+// rg_sort_range), from which the sort kernels build each row's normalized
+// key (rg_sort_prefix).
 func (d *Device) sortRanges(n, nkeys int, kargs []uint64, tmp *temps) (uint64, error) {
 	if nkeys == 0 {
 		return 0, nil // no key: every prefix is 0 and rg_sort_prefix reads no range
 	}
-	ranges, err := tmp.get(int64(nkeys)*3*8, "sort key ranges")
+	size := int64(nkeys) * 4 * 8
+	ranges, err := tmp.get(size, "sort key ranges")
 	if err != nil {
 		return 0, err
 	}
-	if err := d.cx.memset(ranges, 0, int64(nkeys)*3*8, d.stream); err != nil {
+	if err := d.cx.memset(ranges, 0, size, d.stream); err != nil {
 		return 0, err
 	}
 	args := append([]uint64{uint64(n), uint64(nkeys), ranges}, kargs...)
-	return ranges, d.timedLaunch(d.util, "rg_sort_range", d.gridFor(int64(n), blockThreads), blockThreads, 0, args)
+	grid := d.gridFor(int64(n), blockThreads)
+	for k := 0; k < nkeys; k++ {
+		if kargs[keyWords*k+2] == sortKind(gpu.Str) {
+			if err := d.timedLaunch(d.util, "rg_sort_skip", grid, blockThreads, 0, args); err != nil {
+				return 0, err
+			}
+			break
+		}
+	}
+	return ranges, d.timedLaunch(d.util, "rg_sort_range", grid, blockThreads, 0, args)
 }
+
+// keyWords is the Args words of one sort key (keyArgs).
+const keyWords = 5
 
 // sortRanks returns each row's place in the sorted order (a temp of n
 // uint32): a bitonic sort of the row list (util.cu: rg_bitonic_tiles, then
@@ -205,7 +228,8 @@ func (d *Device) sortRanks(n, nkeys int, kargs []uint64, tmp *temps) (uint64, er
 	return rank, err
 }
 
-// keyArgs are the sort kernels' four words per key.
+// keyArgs are the sort kernels' five words per key (rg_load_sort_keys); a
+// Str key's column must hold views (strViewsOf).
 func keyArgs(cols []*column, keys []gpu.SortKey) ([]uint64, error) {
 	var args []uint64
 	for _, k := range keys {
@@ -220,7 +244,14 @@ func keyArgs(cols []*column, keys []gpu.SortKey) ([]uint64, error) {
 		if k.NullsFirst {
 			flags |= 2
 		}
-		args = append(args, c.data, c.valid, sortKind(c.t.Kind), flags)
+		var chars uint64
+		if c.t.Kind == gpu.Str {
+			if !c.views || c.str == nil {
+				return nil, fmt.Errorf("sort key column %d: str column without views", k.Col)
+			}
+			chars = c.str.ptr
+		}
+		args = append(args, c.data, c.valid, sortKind(c.t.Kind), flags, chars)
 	}
 	return args, nil
 }
@@ -253,10 +284,19 @@ func (d *Device) topKCandidates(in []gpu.Column, keys []gpu.SortKey, limit int) 
 	if d.closed {
 		return nil, fmt.Errorf("CUDA device is closed")
 	}
-	cols, err := d.asColumns(in)
+	cols, err := d.asInputs(in)
 	if err != nil {
 		return nil, err
 	}
+	isKey := map[int]bool{} // only the keys are read here
+	for _, k := range keys {
+		isKey[k.Col] = true
+	}
+	cols, views, err := d.strViewsWhere(cols, func(i int) bool { return isKey[i] })
+	if err != nil {
+		return nil, err
+	}
+	defer views()
 	if len(keys) > 8 {
 		return nil, fmt.Errorf("sort on %d keys (at most 8): %w", len(keys), gpu.ErrUnsupported)
 	}

@@ -176,7 +176,7 @@ func (d *Device) place(h *hostColumn, pooled bool) (*column, error) {
 // d.mu held. A column holds one dictionary reference from its creation.
 func (d *Device) freeColumn(c *column) {
 	c.freed.Store(true)
-	for _, p := range []uint64{c.data, c.valid, c.chars} {
+	for _, p := range []uint64{c.data, c.valid} {
 		if p == 0 {
 			continue
 		}
@@ -188,6 +188,10 @@ func (d *Device) freeColumn(c *column) {
 	}
 	if c.dict != nil {
 		c.dict.Release()
+	}
+	if c.str != nil {
+		d.dropChars(c.str)
+		c.str = nil
 	}
 }
 
@@ -212,8 +216,14 @@ func (d *Device) Download(ctx context.Context, col gpu.Column) (arrow.Array, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if sc, ok := col.(*column); ok && sc.t.Kind == gpu.Str {
-		return d.downloadStr(sc) // strcol_strings.go
+	if col != nil && col.Type().Kind == gpu.Str {
+		d.mu.Lock()
+		out, err := d.downloadAll([]gpu.Column{col}) // strcol_strings.go's staging
+		d.mu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("download: %w", err)
+		}
+		return out[0], nil
 	}
 	d.mu.Lock()
 	cs, err := d.asColumns([]gpu.Column{col})

@@ -182,23 +182,72 @@ func (d *Device) DownloadAll(ctx context.Context, cols []gpu.Column) ([]arrow.Ar
 		return nil, err
 	}
 	d.mu.Lock()
-	cs, err := d.asColumns(cols)
-	var hs []*hostColumn
-	if err == nil {
-		hs, err = d.fetchBatch(cs)
-	}
+	out, err := d.downloadAll(cols)
 	d.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("download: %w", err)
 	}
-	out := make([]arrow.Array, 0, len(hs))
-	for _, h := range hs {
-		a, err := decode(h)
+	return out, nil
+}
+
+// downloadAll fetches the columns with one synchronization, and one more
+// for the totals of Str columns that need compacting
+// (stageStrDownloads). d.mu held.
+func (d *Device) downloadAll(cols []gpu.Column) ([]arrow.Array, error) {
+	if d.closed {
+		return nil, fmt.Errorf("CUDA device is closed")
+	}
+	cs, err := d.asInputs(cols)
+	if err != nil {
+		return nil, err
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	var strs []*column
+	for _, c := range cs {
+		if c.t.Kind == gpu.Str {
+			strs = append(strs, c)
+		}
+	}
+	staged, err := d.stageStrDownloads(strs, tmp)
+	if err != nil {
+		return nil, err
+	}
+	var fetch []*column
+	for _, c := range cs {
+		if c.t.Kind != gpu.Str {
+			fetch = append(fetch, c)
+		}
+	}
+	for i := range staged {
+		fetch = append(fetch, staged[i].parts()...)
+	}
+	hs, err := d.fetchBatch(fetch)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]arrow.Array, 0, len(cs))
+	fail := func(err error) ([]arrow.Array, error) {
+		for _, o := range out {
+			o.Release()
+		}
+		return nil, err
+	}
+	fixed, rest := hs, hs[len(cs)-len(strs):]
+	next := 0
+	for _, c := range cs {
+		var a arrow.Array
+		if c.t.Kind == gpu.Str {
+			s := &staged[next]
+			n := len(s.parts())
+			a, err = s.array(rest[:n])
+			rest, next = rest[n:], next+1
+		} else {
+			a, err = decode(fixed[0])
+			fixed = fixed[1:]
+		}
 		if err != nil {
-			for _, o := range out {
-				o.Release()
-			}
-			return nil, fmt.Errorf("download: %w", err)
+			return fail(err)
 		}
 		out = append(out, a)
 	}

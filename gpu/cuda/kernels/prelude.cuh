@@ -158,6 +158,49 @@ __device__ __forceinline__ uint64_t rg_warp_sum64(uint64_t v) {
     return v;
 }
 
+// Strings as views (strcol_strings.go): start in the characters in the
+// low 32 bits, length in the high 32. rg_str_hash hashes the bytes (equal
+// strings, equal hashes, whatever their views); rg_str_cmp orders two
+// strings bytewise (unsigned bytes, a prefix first), as Go's bytes.Compare
+// and a dictionary's codes do.
+__device__ __forceinline__ uint64_t rg_str_hash(const uint8_t *chars, uint64_t v) {
+    const uint8_t *s = chars + (uint32_t)v;
+    const uint32_t len = (uint32_t)(v >> 32);
+    uint64_t h = 0xcbf29ce484222325ull ^ len;
+    uint32_t k = 0;
+    for (; k + 8 <= len; k += 8) {
+        uint64_t w = 0;
+        for (int b = 0; b < 8; b++) w |= (uint64_t)s[k + b] << (8 * b);
+        h = (h ^ w) * 0x100000001b3ull; h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    for (int b = 0; k < len; k++, b++) w |= (uint64_t)s[k] << (8 * b);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 32);
+}
+
+__device__ __forceinline__ int rg_str_cmp(const uint8_t *ca, uint64_t a, const uint8_t *cb, uint64_t b) {
+    const uint8_t *s = ca + (uint32_t)a, *t = cb + (uint32_t)b;
+    const uint32_t la = (uint32_t)(a >> 32), lb = (uint32_t)(b >> 32);
+    const uint32_t m = la < lb ? la : lb;
+    for (uint32_t k = 0; k < m; k++)
+        if (s[k] != t[k]) return s[k] < t[k] ? -1 : 1;
+    return la == lb ? 0 : (la < lb ? -1 : 1);
+}
+
+// rg_str_view: row r's view of a Str input column (strcol_strings.go):
+// data holds views when bit 0 of its characters word aux is set, else the
+// upload's offsets.
+__device__ __forceinline__ uint64_t rg_str_view(uint64_t data, uint64_t aux, long long r) {
+    if (aux & 1ull) return ((const uint64_t *)data)[r];
+    const int32_t *o = (const int32_t *)data + r;
+    return (uint64_t)(uint32_t)o[0] | ((uint64_t)(uint32_t)(o[1] - o[0]) << 32);
+}
+
+__device__ __forceinline__ bool rg_str_eq(const uint8_t *chars, uint64_t a, uint64_t b) {
+    return a == b || ((a >> 32) == (b >> 32) && rg_str_cmp(chars, a, chars, b) == 0);
+}
+
 // SQL comparison of floats: NaN equals NaN and is above every number.
 __device__ __forceinline__ int rg_fcmp(double a, double b) {
     bool an = a != a, bn = b != b;
