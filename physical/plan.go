@@ -24,8 +24,8 @@ type Scan struct {
 	Table   string
 	Columns []string
 	Types   []gpu.Type
-	// Layouts says how string columns that could be Str were laid out and
-	// why (strlayout.go), for EXPLAIN; empty when none could.
+	// Layouts says how each string column is laid out and why
+	// (strlayout.go), for EXPLAIN; empty when the device has no choice.
 	Layouts []string
 }
 

@@ -15,18 +15,21 @@ import (
 // String layouts. Every string column is dictionary-encoded at upload
 // (gpu.Dict) unless this pass, run on a plan before execution and before
 // EXPLAIN is rendered, picks Arrow layout (gpu.Str: offsets + characters on
-// the device, predicates per row) for it. A column qualifies when
+// the device) for it. A Scan's string column goes Str when
 //
-//   - it is read by a Scan whose parent is a Pipeline (the pipeline's
-//     inputs are the scan's columns),
-//   - every use of it in that pipeline's filter and projections is the
-//     argument of a string predicate the devices run per row
-//     (gpu.StrPredOnStr), so that it never leaves the pipeline: a Str
-//     column has no codes to join, group, sort or hand on,
-//   - the device can hold Str columns (gpu.StrUploader), and
-//   - it is high-cardinality: see strDistinctRatio.
+//   - the device can hold Str columns (gpu.StrUploader),
+//   - every operator its values reach unchanged takes a Str column there
+//     (gpu/ext_strings.go): as the argument of a per-row string predicate
+//     (gpu.StrPredOnStr) or a bare projection of a pipeline (a group key
+//     too, not an aggregate's argument), a sort key or payload, a join's
+//     payload, a slice, the plan's result, a fallback's input. A join key,
+//     any other expression (a comparison of two values, substring, CASE,
+//     ...), an aggregate's argument or a UNION ALL (whose parts a device
+//     may refuse to concatenate) keeps it a dictionary, and
+//   - it is high-cardinality: see strDistinctRatio and strMinRows.
 //
-// Everything else stays Dict, exactly as before this pass existed.
+// EXPLAIN shows the decision and its reason for every dictionary-typed
+// column of a Scan (Scan.Layouts).
 
 // strSampleRows is how many leading values of a column the decision reads.
 const strSampleRows = 1 << 16
@@ -43,6 +46,12 @@ const strSampleRows = 1 << 16
 // once. Between the two groups TPC-H has nothing; one half keeps the
 // dictionary wherever it shares at least two rows per entry on average.
 const strDistinctRatio = 0.5
+
+// strMinRows: a table of fewer rows keeps its string columns as
+// dictionaries whatever their cardinality (n_name: 25 of 25 distinct):
+// such a dictionary costs next to nothing to build, and codes are what the
+// devices handle best (fixed-width keys, compares, gathers).
+const strMinRows = 1000
 
 // layoutMemo remembers each column's decision (keyed like the cache, by
 // source, table and column), so that the sample is read once per column
@@ -116,111 +125,306 @@ func charBytes(col gpu.Column) int64 {
 }
 
 // ChooseStringLayouts decides the layout of the plan's string columns (see
-// above) and rewrites the chosen ones to Str in place: the Scan's type, the
-// Pipeline's input type and the column references of its expressions (new
-// nodes; the old ones may be shared). It reads a sample of each candidate
-// column from the source the first time. Idempotent: a plan it already
-// rewrote is left as it is.
+// above) and rewrites the chosen ones to Str in place: the Scans' types and
+// the inputs and column references of the pipelines and join residuals that
+// read them (new gpu.Pipeline values and expression nodes: the old ones may
+// be shared); the other operators' types follow from their inputs'. It
+// reads a sample of each column that may go Str from the source the first
+// time. Idempotent: a Scan with Layouts was decided already.
 func (x *Executor) ChooseStringLayouts(ctx context.Context, root Node) error {
 	if _, ok := x.Dev.(gpu.StrUploader); !ok || x.Source == nil || x.Cache == nil {
 		return nil
 	}
-	var walk func(n Node) error
-	walk = func(n Node) error {
-		if p, ok := n.(*Pipeline); ok {
-			if s, ok := p.Input.(*Scan); ok {
-				if err := x.chooseScan(ctx, p, s); err != nil {
-					return err
-				}
-			}
-		}
-		for _, c := range n.Children() {
-			if err := walk(c); err != nil {
+	f := &strFlow{carried: map[Node][]int{}, why: map[int]string{}}
+	f.checkUses(root, map[Node]bool{})
+	str := map[int]bool{}
+	for o, org := range f.origins {
+		s, i := org.scan, org.col
+		why, kept := f.why[o]
+		if kept {
+			why = "dictionary (" + why + ")"
+		} else {
+			// Sampled only now, when every use allows Str.
+			c, err := x.sampledLayout(ctx, s, i)
+			if err != nil {
 				return err
 			}
-		}
-		return nil
-	}
-	return walk(root)
-}
-
-func (x *Executor) chooseScan(ctx context.Context, p *Pipeline, s *Scan) error {
-	if len(s.Types) != len(p.Pipe.Inputs) || len(s.Columns) != len(s.Types) || s.Layouts != nil {
-		return nil // not a scan's own pipeline, or decided already
-	}
-	var picked []int
-	for i, t := range s.Types {
-		if t.Kind != gpu.Dict || p.Pipe.Inputs[i].Kind != gpu.Dict || !onlyStrPreds(p.Pipe, i) {
-			continue
-		}
-		key := cacheKey(x.Source.ID(), s.Table, s.Columns[i])
-		c, ok := x.Cache.layouts.get(key)
-		if !ok {
-			var err error
-			if c, err = sampleLayout(ctx, x.Source, s.Table, s.Columns[i]); err != nil {
-				if ctx.Err() != nil {
-					return err
-				}
-				// The column stays as it always was; the scan itself will
-				// report a source that really fails.
-				c = layoutChoice{why: "dictionary (sampling failed: " + err.Error() + ")"}
-			} else {
-				x.Cache.layouts.put(key, c)
+			why = c.why
+			if c.arrow {
+				str[o] = true
 			}
 		}
-		s.Layouts = append(s.Layouts, s.Columns[i]+": "+c.why)
-		if c.arrow {
-			picked = append(picked, i)
-		}
+		s.Layouts = append(s.Layouts, s.Columns[i]+": "+why)
 	}
-	if len(picked) == 0 {
-		return nil
+	if len(str) > 0 {
+		f.rewrite(root, str, map[Node]bool{})
 	}
-	types := append([]gpu.Type(nil), s.Types...)
-	pipe := *p.Pipe
-	pipe.Inputs = append([]gpu.Type(nil), p.Pipe.Inputs...)
-	isStr := map[int]bool{}
-	for _, i := range picked {
-		types[i].Kind, pipe.Inputs[i].Kind = gpu.Str, gpu.Str
-		isStr[i] = true
-	}
-	memo := map[*gpu.Expr]*gpu.Expr{}
-	pipe.Filter = retypeCols(p.Pipe.Filter, isStr, memo)
-	pipe.Project = make([]*gpu.Expr, len(p.Pipe.Project))
-	for j, e := range p.Pipe.Project {
-		pipe.Project[j] = retypeCols(e, isStr, memo)
-	}
-	s.Types, p.Pipe = types, &pipe
 	return nil
 }
 
-// onlyStrPreds reports whether every reference to input column c in the
-// pipeline is the argument of a per-row string predicate (and there is at
-// least one).
-func onlyStrPreds(p *gpu.Pipeline, c int) bool {
-	uses, ok := 0, true
-	var walk func(e *gpu.Expr, parentOK bool)
-	walk = func(e *gpu.Expr, parentOK bool) {
-		if e == nil || !ok {
-			return
+// sampledLayout is the layout a sample of column i of s asks for, read once
+// per column and cache.
+func (x *Executor) sampledLayout(ctx context.Context, s *Scan, i int) (layoutChoice, error) {
+	key := cacheKey(x.Source.ID(), s.Table, s.Columns[i])
+	if c, ok := x.Cache.layouts.get(key); ok {
+		return c, nil
+	}
+	c, err := sampleLayout(ctx, x.Source, s.Table, s.Columns[i])
+	if err != nil {
+		if ctx.Err() != nil {
+			return c, err
 		}
-		if e.Op == gpu.OpCol {
-			if e.Col == c {
-				uses++
-				ok = ok && parentOK
+		// The column stays as it always was; the scan itself will report a
+		// source that really fails.
+		return layoutChoice{why: "dictionary (sampling failed: " + err.Error() + ")"}, nil
+	}
+	x.Cache.layouts.put(key, c)
+	return c, nil
+}
+
+// strFlow follows each dictionary-typed column of a Scan (an origin)
+// through the plan: which output columns of each node hold exactly its
+// values, and whether every operator that reads them takes a Str column
+// there. A column holds at most one origin, so rejecting one origin
+// changes nothing about the others: one pass over the plan decides.
+type strFlow struct {
+	origins []strOrigin
+	carried map[Node][]int // per output column, the origin it holds or -1
+	why     map[int]string // rejected origins: the first use that keeps them Dict
+}
+
+type strOrigin struct {
+	scan *Scan
+	col  int
+}
+
+func noOrigins(n int) []int {
+	c := make([]int, n)
+	for i := range c {
+		c[i] = -1
+	}
+	return c
+}
+
+// carries lists, per output column of n, the origin whose values the column
+// holds unchanged, or -1. Memoized by node: a plan may be a DAG, and each
+// Scan's origins must be made once.
+func (f *strFlow) carries(n Node) []int {
+	if c, ok := f.carried[n]; ok {
+		return c
+	}
+	var c []int
+	switch n := n.(type) {
+	case *Scan:
+		c = noOrigins(len(n.Types))
+		if n.Layouts == nil && len(n.Columns) == len(n.Types) {
+			for i, t := range n.Types {
+				if t.Kind == gpu.Dict {
+					c[i] = len(f.origins)
+					f.origins = append(f.origins, strOrigin{n, i})
+				}
 			}
-			return
 		}
-		argOK := e.Op == gpu.OpStrPred && len(e.Args) == 1 && gpu.StrPredOnStr(e.Str)
-		for _, a := range e.Args {
-			walk(a, argOK)
+	case *Pipeline:
+		in, p := f.carries(n.Input), n.Pipe
+		bare := func(j int) int {
+			if j >= 0 && j < len(p.Project) {
+				if e := p.Project[j]; e.Op == gpu.OpCol && e.Col >= 0 && e.Col < len(in) {
+					return in[e.Col]
+				}
+			}
+			return -1
+		}
+		if p.Sink == gpu.SinkAggregate {
+			c = noOrigins(len(p.Keys) + len(p.Aggs)) // keys, then aggregates
+			for k, j := range p.Keys {
+				c[k] = bare(j)
+			}
+		} else {
+			c = make([]int, len(p.Project))
+			for j := range p.Project {
+				c[j] = bare(j)
+			}
+		}
+	case *Sort:
+		c = f.carries(n.Input)
+	case *Slice:
+		c = f.carries(n.Input)
+	case *Retype:
+		c = f.carries(n.Input)
+	case *Join:
+		c = f.carries(n.Left)
+		if n.Type != JoinSemi && n.Type != JoinAnti {
+			c = append(append([]int(nil), c...), f.carries(n.Right)...)
+		}
+	default: // Union, Fallback, Values, ArrowFiles: columns of their own
+		c = noOrigins(len(n.OutputTypes()))
+	}
+	f.carried[n] = c
+	return c
+}
+
+func (f *strFlow) reject(o int, why string) {
+	if _, ok := f.why[o]; o >= 0 && !ok {
+		f.why[o] = why
+	}
+}
+
+// checkUses visits every node once and rejects the origins it reads in a
+// way that only dictionaries allow (gpu/ext_strings.go).
+func (f *strFlow) checkUses(n Node, seen map[Node]bool) {
+	if seen[n] {
+		return
+	}
+	seen[n] = true
+	f.carries(n)
+	kids := n.Children()
+	ins := make([][]int, len(kids))
+	for i, k := range kids {
+		ins[i] = f.carries(k)
+	}
+	rejectAll := func(why string) {
+		for _, in := range ins {
+			for _, o := range in {
+				f.reject(o, why)
+			}
 		}
 	}
-	walk(p.Filter, false)
-	for _, e := range p.Project {
-		walk(e, false)
+	switch n := n.(type) {
+	case *Pipeline:
+		in, p := ins[0], n.Pipe
+		if len(in) != len(p.Inputs) {
+			rejectAll("read by a pipeline of other inputs")
+			break
+		}
+		f.exprUses(p.Filter, nil, in, false)
+		for _, e := range p.Project {
+			f.exprUses(e, nil, in, true) // a bare projection passes Str on
+		}
+		if p.Sink == gpu.SinkAggregate {
+			for _, a := range p.Aggs {
+				if a.Kind != gpu.AggCountStar && a.Arg >= 0 && a.Arg < len(p.Project) {
+					if e := p.Project[a.Arg]; e.Op == gpu.OpCol && e.Col >= 0 && e.Col < len(in) {
+						f.reject(in[e.Col], "aggregated by "+a.Kind.String())
+					}
+				}
+			}
+		}
+	case *Join:
+		for i, k := range n.LeftKeys {
+			if k >= 0 && k < len(ins[0]) {
+				f.reject(ins[0][k], "a join key")
+			}
+			if k := n.RightKeys[i]; k >= 0 && k < len(ins[1]) {
+				f.reject(ins[1][k], "a join key")
+			}
+		}
+		// The residual is a filter over Left's columns, then Right's.
+		f.exprUses(n.Residual, nil, append(append([]int(nil), ins[0]...), ins[1]...), false)
+	case *Sort, *Slice, *Retype, *Fallback:
+		// Str keys and payload; the others download.
+	case *Union:
+		// Concat may refuse Str parts of different uploads.
+		rejectAll("a UNION ALL input")
+	default:
+		rejectAll(fmt.Sprintf("read by %T", n))
 	}
-	return ok && uses > 0
+	for _, k := range kids {
+		f.checkUses(k, seen)
+	}
+}
+
+// exprUses rejects the origins that e reads other than as Args[0] of a
+// per-row string predicate or, when bare (a projection), as the expression
+// itself. parent is e's parent expression (nil at the top).
+func (f *strFlow) exprUses(e, parent *gpu.Expr, in []int, bare bool) {
+	if e == nil {
+		return
+	}
+	if e.Op == gpu.OpCol {
+		if !bare && e.Col >= 0 && e.Col < len(in) {
+			f.reject(in[e.Col], exprUse(parent))
+		}
+		return
+	}
+	argOK := e.Op == gpu.OpStrPred && len(e.Args) == 1 && gpu.StrPredOnStr(e.Str)
+	for _, a := range e.Args {
+		f.exprUses(a, e, in, argOK)
+	}
+}
+
+// exprUse names, for EXPLAIN, an expression that reads a string column in a
+// way only dictionaries allow.
+func exprUse(e *gpu.Expr) string {
+	switch {
+	case e == nil:
+		return "a filter"
+	case e.Str != nil && e.Str.IsRowFunc():
+		return "read by " + e.Str.RowName()
+	case e.Op == gpu.OpStrMap && e.Str != nil && e.Str.Kind == gpu.StrSubstring:
+		return "read by substring"
+	case e.Op == gpu.OpStrPred:
+		// A predicate kind StrPredOnStr knows, with too many constants.
+		return fmt.Sprintf("read by a string predicate of over %d bytes", gpu.MaxStrPredBytes)
+	case e.Op >= gpu.OpEq && e.Op <= gpu.OpGe:
+		return "in a comparison (" + e.Op.String() + ")"
+	case e.Op == gpu.OpCase:
+		return "in a CASE"
+	}
+	return "read by " + e.Op.String()
+}
+
+// rewrite types the chosen origins Str where they are read: the Scans'
+// types, the pipelines' inputs and column references, the join residuals'
+// column references. Every other type in the plan follows from these.
+func (f *strFlow) rewrite(n Node, str map[int]bool, seen map[Node]bool) {
+	if seen[n] {
+		return
+	}
+	seen[n] = true
+	isStr := func(cs ...[]int) map[int]bool {
+		m, at := map[int]bool{}, 0
+		for _, c := range cs {
+			for _, o := range c {
+				if o >= 0 && str[o] {
+					m[at] = true
+				}
+				at++
+			}
+		}
+		return m
+	}
+	switch n := n.(type) {
+	case *Scan:
+		if m := isStr(f.carries(n)); len(m) > 0 {
+			n.Types = append([]gpu.Type(nil), n.Types...) // may be shared with a pipeline's Inputs
+			for i := range m {
+				n.Types[i].Kind = gpu.Str
+			}
+		}
+	case *Pipeline:
+		if m := isStr(f.carries(n.Input)); len(m) > 0 {
+			p := *n.Pipe
+			p.Inputs = append([]gpu.Type(nil), p.Inputs...)
+			for i := range m {
+				p.Inputs[i].Kind = gpu.Str
+			}
+			memo := map[*gpu.Expr]*gpu.Expr{}
+			p.Filter = retypeCols(p.Filter, m, memo)
+			p.Project = make([]*gpu.Expr, len(n.Pipe.Project))
+			for j, e := range n.Pipe.Project {
+				p.Project[j] = retypeCols(e, m, memo)
+			}
+			n.Pipe = &p
+		}
+	case *Join:
+		if m := isStr(f.carries(n.Left), f.carries(n.Right)); n.Residual != nil && len(m) > 0 {
+			n.Residual = retypeCols(n.Residual, m, map[*gpu.Expr]*gpu.Expr{})
+		}
+	}
+	for _, k := range n.Children() {
+		f.rewrite(k, str, seen)
+	}
 }
 
 // retypeCols copies e with the references to the columns in isStr typed
@@ -312,6 +516,9 @@ func sampleLayout(ctx context.Context, src TableSource, table, col string) (layo
 	}
 	if rows == 0 {
 		return layoutChoice{why: "dictionary (empty table)"}, nil
+	}
+	if rows < strMinRows {
+		return layoutChoice{why: fmt.Sprintf("dictionary (%d rows)", rows)}, nil
 	}
 	ratio := float64(len(seen)) / float64(rows)
 	if ratio > strDistinctRatio {

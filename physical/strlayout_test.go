@@ -14,9 +14,11 @@ import (
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
 
-// strSource has one table "s" of strRows rows: k int64, hi (every value
-// distinct, some null), lo (two values).
+// strSource has tables of strRows rows (tinyRows for "tiny"): k int64, hi
+// (every value distinct, some null), lo (two values).
 type strSource struct{}
+
+const tinyRows = 25
 
 const strRows = 3000
 
@@ -29,6 +31,10 @@ func (strSource) TableSchema(ctx context.Context, table string) (*arrow.Schema, 
 func (strSource) ScanColumns(ctx context.Context, table string, cols []string) (array.RecordReader, error) {
 	var fields []arrow.Field
 	var arrs []arrow.Array
+	strRows := strRows
+	if table == "tiny" {
+		strRows = tinyRows
+	}
 	for _, c := range cols {
 		var b array.Builder
 		switch c {
@@ -58,7 +64,7 @@ func (strSource) ScanColumns(ctx context.Context, table string, cols []string) (
 		arrs = append(arrs, b.NewArray())
 		b.Release()
 	}
-	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, strRows)
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(strRows))
 	return array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
 }
 
@@ -68,17 +74,12 @@ var (
 )
 
 // strPlan: SELECT k, count(*) FROM s WHERE hi LIKE '%7%' AND lo = 'A'
-// GROUP BY k; with project, hi is also an output column.
-func strPlan(projectHi bool) Node {
+// GROUP BY k.
+func strPlan() Node {
 	scan := &Scan{Table: "s", Columns: []string{"k", "hi", "lo"}, Types: []gpu.Type{i64, dictT, dictT}}
-	hi := gpu.Col(1, dictT)
 	filter := gpu.Call(gpu.OpAnd, boolN,
-		gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrLike, Pattern: "%7%"}, boolN, hi),
+		gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrLike, Pattern: "%7%"}, boolN, gpu.Col(1, dictT)),
 		gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrCompare, Op: gpu.OpEq, Pattern: "A"}, boolN, gpu.Col(2, dictT)))
-	if projectHi {
-		return &Pipeline{Input: scan, Pipe: &gpu.Pipeline{Inputs: scan.Types, Filter: filter,
-			Project: []*gpu.Expr{gpu.Col(0, i64), hi}, Sink: gpu.SinkMaterialize}}
-	}
 	return &Pipeline{Input: scan, Pipe: &gpu.Pipeline{Inputs: scan.Types, Filter: filter,
 		Project: []*gpu.Expr{gpu.Col(0, i64)}, Sink: gpu.SinkAggregate, Keys: []int{0},
 		Aggs: []gpu.Agg{{Kind: gpu.AggCountStar, Type: i64}}}}
@@ -95,7 +96,7 @@ func runPlan(t *testing.T, x *Executor, root Node, names ...string) arrow.Record
 
 func TestChooseStringLayouts(t *testing.T) {
 	x := &Executor{Dev: host.New(), Source: strSource{}, Cache: NewColumnCache()}
-	root := strPlan(false)
+	root := strPlan()
 	if err := x.ChooseStringLayouts(context.Background(), root); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestChooseStringLayouts(t *testing.T) {
 	defer got.Release()
 	// The same plan left as dictionaries, on the same cache: the Str entry
 	// of hi must not serve it.
-	want := runPlan(t, x, strPlan(false), "k", "n")
+	want := runPlan(t, x, strPlan(), "k", "n")
 	defer want.Release()
 	if err := arrowfmt.Compare(got, want, false); err != nil {
 		t.Fatalf("arrow layout answer differs from the dictionary one: %v", err)
@@ -135,27 +136,256 @@ func TestChooseStringLayouts(t *testing.T) {
 	}
 }
 
-// A column the pipeline passes on, or a device that cannot hold Str,
-// keeps every column dictionary-encoded.
-func TestStringLayoutsStayDict(t *testing.T) {
-	x := &Executor{Dev: host.New(), Source: strSource{}, Cache: NewColumnCache()}
-	root := strPlan(true)
-	if err := x.ChooseStringLayouts(context.Background(), root); err != nil {
+// strDev is a device that holds Str columns, for planning only.
+type strDev struct{ gpu.Device }
+
+func (strDev) UploadStr(ctx context.Context, arr arrow.Array) (gpu.Column, error) {
+	return nil, fmt.Errorf("planning only")
+}
+
+// countingSource counts the reads of each table.column (the samples).
+type countingSource struct {
+	strSource
+	reads map[string]int
+}
+
+func (c *countingSource) ScanColumns(ctx context.Context, table string, cols []string) (array.RecordReader, error) {
+	for _, col := range cols {
+		c.reads[table+"."+col]++
+	}
+	return c.strSource.ScanColumns(ctx, table, cols)
+}
+
+// scanOf scans table's columns: k int64, hi and lo strings.
+func scanOf(table string, cols ...string) *Scan {
+	s := &Scan{Table: table, Columns: cols}
+	for _, c := range cols {
+		if c == "k" {
+			s.Types = append(s.Types, i64)
+		} else {
+			s.Types = append(s.Types, dictT)
+		}
+	}
+	return s
+}
+
+// project is a materializing pipeline over in.
+func project(in Node, filter *gpu.Expr, cols ...*gpu.Expr) *Pipeline {
+	return &Pipeline{Input: in, Pipe: &gpu.Pipeline{Inputs: in.OutputTypes(), Filter: filter, Project: cols, Sink: gpu.SinkMaterialize}}
+}
+
+// checkStrTypes checks a plan after ChooseStringLayouts: every string column
+// of a Scan has a layout in EXPLAIN, arrow strings exactly where its type is
+// Str; every pipeline's inputs are its input's output kinds and its column
+// references their inputs' kinds, and the devices' rules for Str uses hold
+// (gpu.CheckStrUses); so for join residuals; no join key or union input is
+// Str.
+func checkStrTypes(t *testing.T, root Node) {
+	t.Helper()
+	exprKinds := func(where string, e *gpu.Expr, in []gpu.Type) {
+		var walk func(e *gpu.Expr)
+		walk = func(e *gpu.Expr) {
+			if e == nil {
+				return
+			}
+			if e.Op == gpu.OpCol && (e.Col >= len(in) || e.Type.Kind != in[e.Col].Kind) {
+				t.Errorf("%s: %s is %s, its input %v", where, e, e.Type, in)
+			}
+			for _, a := range e.Args {
+				walk(a)
+			}
+		}
+		walk(e)
+	}
+	seen := map[Node]bool{}
+	var walk func(n Node)
+	walk = func(n Node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		switch n := n.(type) {
+		case *Scan:
+			for i, ty := range n.Types {
+				if ty.Kind != gpu.Dict && ty.Kind != gpu.Str {
+					continue
+				}
+				found, arrow := false, false
+				for _, l := range n.Layouts {
+					if strings.HasPrefix(l, n.Columns[i]+": ") {
+						found, arrow = true, strings.HasPrefix(l, n.Columns[i]+": arrow strings")
+					}
+				}
+				if !found || arrow != (ty.Kind == gpu.Str) {
+					t.Errorf("scan %s column %s is %s, layouts %q", n.Table, n.Columns[i], ty, n.Layouts)
+				}
+			}
+		case *Pipeline:
+			in := n.Input.OutputTypes()
+			if len(in) != len(n.Pipe.Inputs) {
+				t.Errorf("pipeline %s: inputs %v, its input gives %v", n.Pipe, n.Pipe.Inputs, in)
+				break
+			}
+			for i := range in {
+				if in[i].Kind != n.Pipe.Inputs[i].Kind {
+					t.Errorf("pipeline %s: inputs %v, its input gives %v", n.Pipe, n.Pipe.Inputs, in)
+				}
+			}
+			exprKinds(n.Pipe.String(), n.Pipe.Filter, n.Pipe.Inputs)
+			for _, e := range n.Pipe.Project {
+				exprKinds(n.Pipe.String(), e, n.Pipe.Inputs)
+			}
+			if err := gpu.CheckStrUses(n.Pipe); err != nil {
+				t.Error(err)
+			}
+		case *Join:
+			lt, rt := n.Left.OutputTypes(), n.Right.OutputTypes()
+			in := append(append([]gpu.Type(nil), lt...), rt...)
+			exprKinds(n.Describe(), n.Residual, in)
+			if err := gpu.CheckStrUses(&gpu.Pipeline{Inputs: in, Filter: n.Residual, Sink: gpu.SinkMaterialize}); err != nil {
+				t.Error(err)
+			}
+			for i := range n.LeftKeys {
+				if lt[n.LeftKeys[i]].Kind == gpu.Str || rt[n.RightKeys[i]].Kind == gpu.Str {
+					t.Errorf("%s: a str key", n.Describe())
+				}
+			}
+		case *Union:
+			for _, c := range n.Inputs {
+				for _, ty := range c.OutputTypes() {
+					if ty.Kind == gpu.Str {
+						t.Errorf("a str union input")
+					}
+				}
+			}
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(root)
+}
+
+// Each string column goes Str when every use on its way allows it (and it
+// is high-cardinality), else stays Dict naming what keeps it one.
+func TestStringLayoutFlow(t *testing.T) {
+	like := func(e *gpu.Expr) *gpu.Expr {
+		return gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrLike, Pattern: "%7%"}, boolN, e)
+	}
+	substr := func(e *gpu.Expr) *gpu.Expr {
+		return gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrSubstring, From: 1, Length: 2, HasLength: true}, dictT, e)
+	}
+	isA := func(e *gpu.Expr) *gpu.Expr {
+		return gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrCompare, Op: gpu.OpEq, Pattern: "A"}, boolN, e)
+	}
+	col := gpu.Col
+	k := col(0, i64)
+	const arrowHi = "hi: arrow strings (2727 of 3000 sampled values distinct)"
+	const loDict = "lo: dictionary (2 of 3000 sampled values distinct)"
+	cases := []struct {
+		name   string
+		plan   func() Node
+		want   []string
+		strOut int // a root output column that must be Str, or -1
+	}{
+		{"projected to the result", func() Node {
+			return project(scanOf("s", "k", "hi", "lo"), isA(col(2, dictT)), k, col(1, dictT), col(2, dictT))
+		}, []string{arrowHi, loDict}, 1},
+		{"join payload and residual", func() Node {
+			// Left: k, lo; right: k, hi; the residual and the pipeline
+			// read the join's columns k, lo, k, hi.
+			j := &Join{Left: project(scanOf("s", "k", "lo"), nil, k, col(1, dictT)), Right: scanOf("s", "k", "hi"),
+				Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}, Residual: like(col(3, dictT))}
+			return project(j, nil, col(3, dictT), col(1, dictT))
+		}, []string{arrowHi, loDict}, 0},
+		{"group key, then sort key", func() Node {
+			s := scanOf("s", "k", "hi")
+			agg := &Pipeline{Input: s, Pipe: &gpu.Pipeline{Inputs: s.Types, Project: []*gpu.Expr{col(1, dictT), k},
+				Sink: gpu.SinkAggregate, Keys: []int{0}, Aggs: []gpu.Agg{{Kind: gpu.AggCountStar, Type: i64}, {Kind: gpu.AggMin, Arg: 1, Type: i64}}}}
+			return &Sort{Input: agg, Keys: []gpu.SortKey{{Col: 0}}}
+		}, []string{arrowHi}, 0},
+		{"sort key", func() Node {
+			return &Slice{Input: &Sort{Input: scanOf("s", "k", "hi"), Keys: []gpu.SortKey{{Col: 1, Descending: true}}, Limit: 10}, Count: 5}
+		}, []string{arrowHi}, 1},
+		{"join key", func() Node {
+			return &Join{Left: scanOf("s", "k", "hi"), Right: scanOf("s", "hi"), Type: JoinSemi, LeftKeys: []int{1}, RightKeys: []int{0}}
+		}, []string{"hi: dictionary (a join key)"}, -1},
+		{"aggregate argument", func() Node {
+			s := scanOf("s", "k", "hi")
+			return &Pipeline{Input: s, Pipe: &gpu.Pipeline{Inputs: s.Types, Project: []*gpu.Expr{k, col(1, dictT)},
+				Sink: gpu.SinkAggregate, Keys: []int{0}, Aggs: []gpu.Agg{{Kind: gpu.AggMin, Arg: 1, Type: dictT}}}}
+		}, []string{"hi: dictionary (aggregated by min)"}, -1},
+		{"comparison of two columns", func() Node {
+			return project(scanOf("s", "k", "hi", "lo"), gpu.Call(gpu.OpEq, boolN, col(1, dictT), col(2, dictT)), k)
+		}, []string{"hi: dictionary (in a comparison (=))", "lo: dictionary (in a comparison (=))"}, -1},
+		{"union", func() Node {
+			return &Union{Inputs: []Node{project(scanOf("s", "hi"), nil, col(0, dictT)), project(scanOf("s", "hi"), nil, col(0, dictT))}}
+		}, []string{"hi: dictionary (a UNION ALL input)"}, -1},
+		{"one scan under two parents", func() Node {
+			// One parent passes hi on, the other reads it by substring:
+			// the scan has one layout, so hi stays Dict for both.
+			s := scanOf("s", "k", "hi")
+			a := project(s, nil, k, col(1, dictT))
+			b := project(s, nil, k, substr(col(1, dictT)))
+			return &Join{Left: a, Right: b, Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}}
+		}, []string{"hi: dictionary (read by substring)"}, -1},
+		{"tiny table", func() Node {
+			return project(scanOf("tiny", "k", "hi"), nil, col(1, dictT))
+		}, []string{"hi: dictionary (25 rows)"}, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := &Executor{Dev: strDev{}, Source: strSource{}, Cache: NewColumnCache()}
+			root := c.plan()
+			if err := x.ChooseStringLayouts(context.Background(), root); err != nil {
+				t.Fatal(err)
+			}
+			plan := Explain(root, "host")
+			for _, want := range c.want {
+				if !strings.Contains(plan, want) {
+					t.Errorf("EXPLAIN lacks %q:\n%s", want, plan)
+				}
+			}
+			checkStrTypes(t, root)
+			if c.strOut >= 0 && root.OutputTypes()[c.strOut].Kind != gpu.Str {
+				t.Errorf("result column %d is %s, want str", c.strOut, root.OutputTypes()[c.strOut])
+			}
+			// Idempotent: a second pass changes nothing.
+			if err := x.ChooseStringLayouts(context.Background(), root); err != nil || Explain(root, "host") != plan {
+				t.Errorf("second pass changed the plan (%v):\n%s", err, Explain(root, "host"))
+			}
+		})
+	}
+}
+
+// A column is sampled once per cache, and not at all when a use keeps it a
+// dictionary or the device holds no Str columns (no layouts then either).
+func TestStringLayoutSamples(t *testing.T) {
+	src := &countingSource{reads: map[string]int{}}
+	x := &Executor{Dev: strDev{}, Source: src, Cache: NewColumnCache()}
+	for i := 0; i < 2; i++ {
+		root := project(scanOf("s", "k", "hi"), nil, gpu.Col(1, dictT))
+		if err := x.ChooseStringLayouts(context.Background(), root); err != nil {
+			t.Fatal(err)
+		}
+	}
+	join := &Join{Left: scanOf("s", "k", "lo"), Right: scanOf("s", "lo"), Type: JoinSemi, LeftKeys: []int{1}, RightKeys: []int{0}}
+	if err := x.ChooseStringLayouts(context.Background(), join); err != nil {
 		t.Fatal(err)
 	}
-	scan := root.(*Pipeline).Input.(*Scan)
-	if scan.Types[1].Kind != gpu.Dict {
-		t.Fatalf("hi is projected but became %s", scan.Types[1])
+	if want := map[string]int{"s.hi": 1}; fmt.Sprint(src.reads) != fmt.Sprint(want) {
+		t.Errorf("source reads %v, want %v", src.reads, want)
 	}
-	if plan := Explain(root, "host"); strings.Contains(plan, "hi:") {
-		t.Fatalf("EXPLAIN names a layout for a column that had no choice:\n%s", plan)
-	}
-	noStr := &Executor{Dev: struct{ gpu.Device }{host.New()}, Source: strSource{}, Cache: NewColumnCache()}
-	root = strPlan(false)
+
+	noStr := &Executor{Dev: struct{ gpu.Device }{host.New()}, Source: src, Cache: NewColumnCache()}
+	root := strPlan()
 	if err := noStr.ChooseStringLayouts(context.Background(), root); err != nil {
 		t.Fatal(err)
 	}
-	if k := root.(*Pipeline).Input.(*Scan).Types[1].Kind; k != gpu.Dict {
-		t.Fatalf("a device without StrUploader got a %s column", k)
+	if s := root.(*Pipeline).Input.(*Scan); s.Types[1].Kind != gpu.Dict || s.Layouts != nil {
+		t.Fatalf("a device without StrUploader got %v, layouts %q", s.Types, s.Layouts)
+	}
+	if src.reads["s.hi"] != 1 {
+		t.Errorf("sampled for a device without StrUploader: %v", src.reads)
 	}
 }
