@@ -12,8 +12,7 @@ import (
 // host over the argument's dictionary (gpu/strfunc.go): one byte per code
 // for a predicate, one int32 code into a new dictionary for a function. The
 // tables are uploaded before the launch; their device pointers follow the
-// input columns in Args, one word per string node in strNodes order (0 for
-// a predicate that runs per row over a Str column, codegen_strrow.go). The
+// input columns in Args, one word per string node in strNodes order. The
 // kernel source does not depend on the patterns, so one compiled kernel
 // serves every pattern of the same shape.
 
@@ -40,15 +39,20 @@ func pipelineNodes(p *gpu.Pipeline) []*gpu.Expr {
 	return out
 }
 
-// strNodes lists the distinct string nodes of a pipeline, children before
-// parents, so that a node's argument dictionary is known when its table is
-// built.
+// strNodes lists the distinct string nodes of a pipeline that read a table,
+// children before parents, so that a node's argument dictionary is known
+// when its table is built. A predicate over a Str column has none: it runs
+// per row on the column's characters (codegen_strrow.go).
 func strNodes(p *gpu.Pipeline) []*gpu.Expr {
 	var out []*gpu.Expr
 	for _, e := range pipelineNodes(p) {
-		if e.Op == gpu.OpStrPred || e.Op == gpu.OpStrMap {
-			out = append(out, e)
+		if e.Op != gpu.OpStrPred && e.Op != gpu.OpStrMap {
+			continue
 		}
+		if len(e.Args) == 1 && e.Args[0] != nil && e.Args[0].Type.Kind == gpu.Str {
+			continue
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -140,12 +144,6 @@ func buildStrTables(p *gpu.Pipeline, cols []*column) (*strTables, error) {
 	for _, e := range strNodes(p) {
 		if len(e.Args) != 1 || e.Args[0] == nil {
 			return nil, fmt.Errorf("%s takes one argument", e.Op)
-		}
-		if a := e.Args[0]; a.Type.Kind == gpu.Str { // per row (codegen_strrow.go): no table
-			if a.Op != gpu.OpCol || a.Col < 0 || a.Col >= len(cols) || cols[a.Col].t.Kind != gpu.Str {
-				return nil, fmt.Errorf("%s: only a string predicate of a str input column reads strings in Arrow layout: %w", e, gpu.ErrUnsupported)
-			}
-			continue
 		}
 		if err := e.Str.Check(); err != nil {
 			return nil, fmt.Errorf("%s: %w", e, err)
@@ -263,10 +261,6 @@ func (d *Device) uploadStrTables(p *gpu.Pipeline, st *strTables, args []uint64) 
 	offs := make([]int, len(nodes))
 	size := 0
 	for i, e := range nodes {
-		if e.Args[0].Type.Kind == gpu.Str { // per row: the word stays 0
-			offs[i] = -1
-			continue
-		}
 		if ptr, ok := d.cachedStrTable(e, st.argDict[e], tableBytes(st, e)); ok {
 			args[base+i], offs[i] = ptr, -1
 			continue

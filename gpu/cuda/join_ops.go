@@ -37,11 +37,6 @@ func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, 
 	if err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
-	cs, views, err := d.strViewsOf(cs)
-	if err != nil {
-		return nil, fmt.Errorf("gather: %w", err)
-	}
-	defer views()
 	m, n := ic.n, 0
 	if len(cs) > 0 {
 		n = cs[0].n
@@ -81,7 +76,7 @@ func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, 
 			hi := min(lo+gatherMaxCols, len(cs))
 			args := []uint64{uint64(m), d.status, ic.data, uint64(hi - lo), pad, uint64(n), 0, 0}
 			for i := lo; i < hi; i++ {
-				args = append(args, cs[i].data, cs[i].valid, out[i].data, out[i].valid, uint64(devWidth(cs[i].t)))
+				args = append(args, cs[i].data, cs[i].valid, out[i].data, out[i].valid, gatherWidth(cs[i]))
 			}
 			if err := d.timedLaunch(mod, "rg_join_gather", d.gridFor(int64(m), joinThreads), joinThreads, 0, args); err != nil {
 				return fail(err)
@@ -104,6 +99,19 @@ func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, 
 	}
 	return res, nil
 }
+
+// gatherWidth is rg_join_gather's width word for column c: its value's
+// bytes, or JG_STR_OFFSETS for a Str upload, whose gathered rows become
+// views (only the rows gathered are read, not the whole upload).
+func gatherWidth(c *column) uint64 {
+	if c.t.Kind == gpu.Str && !c.views {
+		return jgStrOffsets
+	}
+	return uint64(devWidth(c.t))
+}
+
+// jgStrOffsets is join.cu's JG_STR_OFFSETS.
+const jgStrOffsets = 3
 
 // indexArg checks that idx is a live, non-nullable Int32 column of d.
 func (d *Device) indexArg(idx gpu.Column, what string) (*column, error) {

@@ -216,26 +216,11 @@ func (d *Device) Download(ctx context.Context, col gpu.Column) (arrow.Array, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if col != nil && col.Type().Kind == gpu.Str {
-		d.mu.Lock()
-		out, err := d.downloadAll([]gpu.Column{col}) // strcol_strings.go's staging
-		d.mu.Unlock()
-		if err != nil {
-			return nil, fmt.Errorf("download: %w", err)
-		}
-		return out[0], nil
-	}
-	d.mu.Lock()
-	cs, err := d.asColumns([]gpu.Column{col})
-	var h *hostColumn
-	if err == nil {
-		h, err = d.fetch(cs[0])
-	}
-	d.mu.Unlock()
+	out, err := d.DownloadAll(ctx, []gpu.Column{col})
 	if err != nil {
-		return nil, fmt.Errorf("download: %w", err)
+		return nil, err
 	}
-	return decode(h)
+	return out[0], nil
 }
 
 // decode builds the Arrow array of a host column.

@@ -176,24 +176,28 @@ func (d *Device) fetchBatch(cs []*column) ([]*hostColumn, error) {
 }
 
 // DownloadAll copies several columns back as Arrow arrays with one
-// synchronization when they are small (gpu.BatchDownloader).
+// synchronization when they are small (gpu.BatchDownloader), and one more
+// for the totals of Str columns that need compacting (stageStrDownloads).
+// The arrays are built after d.mu is let go.
 func (d *Device) DownloadAll(ctx context.Context, cols []gpu.Column) ([]arrow.Array, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	d.mu.Lock()
-	out, err := d.downloadAll(cols)
+	build, err := d.fetchAll(cols)
 	d.mu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("download: %w", err)
+	if err == nil {
+		var out []arrow.Array
+		if out, err = build(); err == nil {
+			return out, nil
+		}
 	}
-	return out, nil
+	return nil, fmt.Errorf("download: %w", err)
 }
 
-// downloadAll fetches the columns with one synchronization, and one more
-// for the totals of Str columns that need compacting
-// (stageStrDownloads). d.mu held.
-func (d *Device) downloadAll(cols []gpu.Column) ([]arrow.Array, error) {
+// fetchAll copies the columns to the host and returns what turns the
+// copies into Arrow arrays. d.mu held.
+func (d *Device) fetchAll(cols []gpu.Column) (build func() ([]arrow.Array, error), err error) {
 	if d.closed {
 		return nil, fmt.Errorf("CUDA device is closed")
 	}
@@ -226,30 +230,30 @@ func (d *Device) downloadAll(cols []gpu.Column) ([]arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]arrow.Array, 0, len(cs))
-	fail := func(err error) ([]arrow.Array, error) {
-		for _, o := range out {
-			o.Release()
+	return func() ([]arrow.Array, error) {
+		out := make([]arrow.Array, 0, len(cs))
+		fixed, rest := hs, hs[len(cs)-len(strs):]
+		next := 0
+		for _, c := range cs {
+			var a arrow.Array
+			var err error
+			if c.t.Kind == gpu.Str {
+				s := &staged[next]
+				n := len(s.parts())
+				a, err = s.array(rest[:n])
+				rest, next = rest[n:], next+1
+			} else {
+				a, err = decode(fixed[0])
+				fixed = fixed[1:]
+			}
+			if err != nil {
+				for _, o := range out {
+					o.Release()
+				}
+				return nil, err
+			}
+			out = append(out, a)
 		}
-		return nil, err
-	}
-	fixed, rest := hs, hs[len(cs)-len(strs):]
-	next := 0
-	for _, c := range cs {
-		var a arrow.Array
-		if c.t.Kind == gpu.Str {
-			s := &staged[next]
-			n := len(s.parts())
-			a, err = s.array(rest[:n])
-			rest, next = rest[n:], next+1
-		} else {
-			a, err = decode(fixed[0])
-			fixed = fixed[1:]
-		}
-		if err != nil {
-			return fail(err)
-		}
-		out = append(out, a)
-	}
-	return out, nil
+		return out, nil
+	}, nil
 }

@@ -175,7 +175,9 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_jn_select(const Args
 // RG_BAD_INDEX and writes a null or zero so that nothing reads out of bounds.
 // Args: m, status, idx, ncols, pad, n, -, -, then per column src, src
 // validity (0 when not nullable), dst, dst validity (0 when not nullable),
-// width.
+// width: the bytes of a value, or JG_STR_OFFSETS for a Str upload's offsets
+// (strcol_strings.go), whose rows are written as views.
+#define JG_STR_OFFSETS 3
 #define JG_FIRST 8
 #define JG_WORDS 5
 #define JG_MAX 48
@@ -202,7 +204,7 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_gather(const Ar
                 case 1: dst[i] = 0; break;
                 case 2: ((uint16_t *)dst)[i] = 0; break;
                 case 4: ((uint32_t *)dst)[i] = 0; break;
-                case 8: ((uint64_t *)dst)[i] = 0; break;
+                case 8: case JG_STR_OFFSETS: ((uint64_t *)dst)[i] = 0; break;
                 default: ((ulonglong2 *)dst)[i] = make_ulonglong2(0, 0);
                 }
                 if (dv) dv[i] = 0;
@@ -213,6 +215,7 @@ extern "C" __global__ void __launch_bounds__(JN_THREADS) rg_join_gather(const Ar
             case 2: ((uint16_t *)dst)[i] = ((const uint16_t *)src)[r]; break;
             case 4: ((uint32_t *)dst)[i] = ((const uint32_t *)src)[r]; break;
             case 8: ((uint64_t *)dst)[i] = ((const uint64_t *)src)[r]; break;
+            case JG_STR_OFFSETS: ((uint64_t *)dst)[i] = rg_str_view((uint64_t)src, 0, r); break;
             default: ((ulonglong2 *)dst)[i] = ((const ulonglong2 *)src)[r];
             }
             if (dv) dv[i] = sv ? sv[r] : 1;
