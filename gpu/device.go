@@ -53,12 +53,28 @@ type Stats struct {
 	BytesDownloaded int64 // device -> host
 	KernelLaunches  int64
 	KernelsCompiled int64 // cache misses that ran the compiler
-	DeviceNanos     int64 // time spent in kernels, from device events
+	DeviceNanos     int64 // time spent in kernels, from device events (see KernelTimer)
+	// HostWaits counts the times the host stopped to wait for the device
+	// (to read back a row count, a status word or a result), and
+	// HostWaitNanos the wall time it spent waiting: the round trips that
+	// keep the device idle while the host decides what to launch next.
+	HostWaits     int64
+	HostWaitNanos int64
 	// BytesLive is the device memory held right now by columns and
 	// intermediates (not the allocator's cached free blocks): a leak shows
 	// as growth across queries. A gauge, not reset by ResetStats; 0 on a
 	// device that does not count it (host).
 	BytesLive int64
+}
+
+// KernelTimer is a device whose kernel timing (Stats.DeviceNanos) costs
+// host time on every launch, and is therefore off until asked for. The
+// CUDA device records two events around each kernel and reads them back:
+// about 8 µs of host time a launch, a third of rigel's host time over a
+// TPC-H query mix on the H100 (session 19 device run 2, a CPU profile).
+// Benchmarks time their runs with it off, then turn it on for one more.
+type KernelTimer interface {
+	TimeKernels(on bool)
 }
 
 // Device runs the kernel IR over its own columns. Methods may be called from

@@ -29,11 +29,11 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
-	src, err := d.memoSource(srcKey{p: p, kind: "aggregate", extra: fmt.Sprint(dictLen)}, func() (string, error) { return aggregateSource(ap) })
+	src, err := d.memoEntry(srcKey{p: p, kind: "aggregate", extra: fmt.Sprint(dictLen)}, func() (string, error) { return aggregateSource(ap) })
 	if err != nil {
 		return nil, err
 	}
-	mod, err := d.moduleFor(src, "rigel_aggregate.cu")
+	mod, err := d.entryModule(src, "rigel_aggregate.cu")
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,8 @@ func TestBenchTPCH(t *testing.T) {
 		t.Skip("SKIP: set RIGEL_BENCH=<rows> to run the TPC-H-shaped benchmark")
 	}
 	d := openOrSkip(t)
+	d.TimeKernels(true) // DeviceNanos below
+	defer d.TimeKernels(false)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(1, 2))
 	ship := make([]byte, rows*4)

@@ -41,14 +41,21 @@ type Device struct {
 	stream C.CUstream
 	pin    [2]unsafe.Pointer
 	pinEv  [2]C.CUevent
-	evA    C.CUevent
-	evB    C.CUevent
+	// The small-upload ring (transfer.go): pinned slots, each with the
+	// event of its last copy.
+	ring     unsafe.Pointer
+	ringEv   [ringSlots]C.CUevent
+	ringNext int
+	evA      C.CUevent
+	evB      C.CUevent
 	// Kernel timing events: queued pairs and a free list (timing.go).
 	pendingTimers, freeTimers []eventPair
-	info                      gpu.Info
-	arch                      string
-	sms                       int
-	pool                      *pool
+	// timeKernels turns kernel timing on (gpu.KernelTimer; d.mu).
+	timeKernels bool
+	info        gpu.Info
+	arch        string
+	sms         int
+	pool        *pool
 	// mods are the loaded modules by their source text: a map lookup
 	// hashes it far faster than the disk cache's SHA-256 key, which is
 	// computed only on a miss (every pipeline run looks its module up).
@@ -57,7 +64,7 @@ type Device struct {
 	status     uint64 // 4-byte device word kernels raise flags in
 	closed     bool
 
-	st struct{ up, down, launches, compiled, nanos atomic.Int64 }
+	st struct{ up, down, launches, compiled, nanos, waits, waitNanos atomic.Int64 }
 	// direct: blocks allocated outside the pool and their sizes (d.mu).
 	direct      map[uint64]int64
 	directBytes int64
@@ -66,7 +73,10 @@ type Device struct {
 	srcs   srcMemo // generated sources (srcmemo.go)
 }
 
-var _ gpu.Device = (*Device)(nil)
+var (
+	_ gpu.Device      = (*Device)(nil)
+	_ gpu.KernelTimer = (*Device)(nil)
+)
 
 // Open opens GPU 0. The error wraps gpu.ErrNoDevice with a one-line reason
 // when the driver, NVRTC or a GPU is missing.
@@ -129,6 +139,14 @@ func (d *Device) init() error {
 			return err
 		}
 		if err := check(C.rg_event_create(c, &d.pinEv[i]), "cuEventCreate"); err != nil {
+			return err
+		}
+	}
+	if err := check(C.rg_host_alloc(c, &d.ring, ringSlots*ringSlotBytes), "cuMemHostAlloc small-upload ring"); err != nil {
+		return err
+	}
+	for i := range d.ringEv {
+		if err := check(C.rg_event_create(c, &d.ringEv[i]), "cuEventCreate"); err != nil {
 			return err
 		}
 	}
@@ -208,7 +226,16 @@ func (d *Device) Stats() gpu.Stats {
 		BytesUploaded: d.st.up.Load(), BytesDownloaded: d.st.down.Load(),
 		KernelLaunches: d.st.launches.Load(), KernelsCompiled: d.st.compiled.Load(),
 		DeviceNanos: d.st.nanos.Load(), BytesLive: live,
+		HostWaits: d.st.waits.Load(), HostWaitNanos: d.st.waitNanos.Load(),
 	}
+}
+
+// TimeKernels turns kernel timing (Stats.DeviceNanos) on or off
+// (gpu.KernelTimer). It starts off.
+func (d *Device) TimeKernels(on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.timeKernels = on
 }
 
 func (d *Device) ResetStats() {
@@ -222,6 +249,8 @@ func (d *Device) ResetStats() {
 	d.st.launches.Store(0)
 	d.st.compiled.Store(0)
 	d.st.nanos.Store(0)
+	d.st.waits.Store(0)
+	d.st.waitNanos.Store(0)
 }
 
 // Close frees the pool, staging buffers, modules and the stream, and
@@ -269,7 +298,10 @@ func (d *Device) Close() error {
 			note(check(C.rg_event_destroy(c, d.pinEv[i]), "cuEventDestroy"))
 		}
 	}
-	for _, e := range []C.CUevent{d.evA, d.evB} {
+	if d.ring != nil {
+		note(check(C.rg_host_free(c, d.ring), "cuMemFreeHost"))
+	}
+	for _, e := range append([]C.CUevent{d.evA, d.evB}, d.ringEv[:]...) {
 		if e != nil {
 			note(check(C.rg_event_destroy(c, e), "cuEventDestroy"))
 		}
@@ -345,8 +377,8 @@ func (d *Device) checkColumns(cols []gpu.Column, strOK bool) ([]*column, error) 
 	return out, nil
 }
 
-// timedLaunch launches a kernel between two timing events (read later, see
-// timing.go). Callers hold d.mu.
+// timedLaunch launches a kernel, between two timing events (read later, see
+// timing.go) when kernel timing is on. Callers hold d.mu.
 func (d *Device) timedLaunch(m *module, name string, grid, block, shmem int, args []uint64) error {
 	f, err := d.cx.function(m, name)
 	if err != nil {
@@ -363,6 +395,13 @@ func (d *Device) timedLaunch(m *module, name string, grid, block, shmem int, arg
 		return err
 	} else if wave := d.sms * max(res, 1); grid > wave {
 		grid = wave
+	}
+	if !d.timeKernels && !traceKernels {
+		if err := d.cx.launch(f, grid, block, shmem, d.stream, args, name); err != nil {
+			return err
+		}
+		d.st.launches.Add(1)
+		return nil
 	}
 	timer, err := d.timerStart()
 	if err != nil {

@@ -174,7 +174,7 @@ func (d *Device) probeFilters(p *gpu.Pipeline, j *probeJoin) (pairs *gpu.Pipelin
 		return p, nil, 0, nil
 	}
 	pf := probeFindPipeline(p, pre)
-	src, err := d.memoSource(srcKey{p: p, kind: "probe find", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeFindSource(pf, j.nprobe) })
+	src, err := d.memoEntry(srcKey{p: p, kind: "probe find", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeFindSource(pf, j.nprobe) })
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -184,7 +184,7 @@ func (d *Device) probeFilters(p *gpu.Pipeline, j *probeJoin) (pairs *gpu.Pipelin
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	mod, err := d.moduleFor(src, "rigel_probe_find.cu")
+	mod, err := d.entryModule(src, "rigel_probe_find.cu")
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -271,7 +271,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 	if fblock != 0 {
 		defer d.pool.put(fblock) // stream order, as below
 	}
-	src, err := d.memoSource(srcKey{p: orig, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
+	src, err := d.memoEntry(srcKey{p: orig, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 			return nil, fmt.Errorf("dict projection %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
-	mod, err := d.moduleFor(src, "rigel_probe.cu")
+	mod, err := d.entryModule(src, "rigel_probe.cu")
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +373,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 			return out, err
 		}
 	}
-	if raisesFlags(src) { // the join's own kernels and rg_probe_find (gpu.CannotRaise) raise none
+	if src.raises { // the join's own kernels and rg_probe_find (gpu.CannotRaise) raise none
 		if _, err := d.checkStatus(); err != nil {
 			return out, err
 		}
@@ -418,11 +418,11 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
-	src, err := d.memoSource(srcKey{p: orig, kind: "probe aggregate", extra: fmt.Sprint(dictLen, j.nprobe)}, func() (string, error) { return aggregateSource(ap) })
+	src, err := d.memoEntry(srcKey{p: orig, kind: "probe aggregate", extra: fmt.Sprint(dictLen, j.nprobe)}, func() (string, error) { return aggregateSource(ap) })
 	if err != nil {
 		return nil, err
 	}
-	mod, err := d.moduleFor(src, "rigel_probe_aggregate.cu")
+	mod, err := d.entryModule(src, "rigel_probe_aggregate.cu")
 	if err != nil {
 		return nil, err
 	}

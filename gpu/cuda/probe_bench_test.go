@@ -29,6 +29,8 @@ func TestBenchProbe(t *testing.T) {
 		np = n
 	}
 	d := openOrSkip(t)
+	d.TimeKernels(true) // DeviceNanos below
+	defer d.TimeKernels(false)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(3, 5))
 	orderKey := func(i int64) int64 { return i/8*32 + i%8 + 1 }

@@ -61,7 +61,7 @@ func (d *Device) probeCounts(ctx context.Context, p *gpu.Pipeline, j *probeJoin)
 	if j.nb == 0 {
 		return out, d.cx.memset(out.data, 0, int64(j.np)*4, d.stream)
 	}
-	src, err := d.memoSource(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
+	src, err := d.memoEntry(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (d *Device) probeCounts(ctx context.Context, p *gpu.Pipeline, j *probeJoin)
 	if err != nil {
 		return nil, err
 	}
-	mod, err := d.moduleFor(src, "rigel_probe.cu")
+	mod, err := d.entryModule(src, "rigel_probe.cu")
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (d *Device) probeCounts(ctx context.Context, p *gpu.Pipeline, j *probeJoin)
 	}
 	tmp := &temps{d: d}
 	defer tmp.release()
-	check := raisesFlags(src)
+	check := src.raises
 	if check {
 		if err := d.resetStatus(); err != nil {
 			return nil, err

@@ -181,11 +181,11 @@ func (d *Device) newOutput(t gpu.Type, n int, dict *array.String, what string) (
 }
 
 func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, n int, st *strTables) (out []*column, err error) {
-	src, err := d.memoSource(srcKey{p: p, kind: "materialize"}, func() (string, error) { return materializeSource(p) })
+	src, err := d.memoEntry(srcKey{p: p, kind: "materialize"}, func() (string, error) { return materializeSource(p) })
 	if err != nil {
 		return nil, err
 	}
-	mod, err := d.moduleFor(src, "rigel_materialize.cu")
+	mod, err := d.entryModule(src, "rigel_materialize.cu")
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 	}()
 	total := 0
 	ntiles := (n + tileRows - 1) / tileRows
-	check := raisesFlags(src)
+	check := src.raises
 	if n > 0 {
 		if check {
 			if err := d.resetStatus(); err != nil {

@@ -171,6 +171,22 @@ CUresult rg_copy_dtod(CUcontext c, CUdeviceptr d, CUdeviceptr src, size_t n, CUs
     return p_cuMemcpyDtoDAsync_v2(d, src, n, s);
 }
 
+// rg_upload_small copies n bytes through one slot of the small-upload ring
+// (transfer.go) without waiting for the copy: it waits only until the
+// slot's previous copy has been read (its event), then queues this one.
+CUresult rg_upload_small(CUcontext c, CUstream s, CUdeviceptr dst, const void *src, size_t n,
+                         void *pin, CUevent ev, const char **stage) {
+    CUR(c);
+    CUresult r;
+    *stage = "cuEventSynchronize";
+    if ((r = p_cuEventSynchronize(ev))) return r;
+    memcpy(pin, src, n);
+    *stage = "cuMemcpyHtoDAsync";
+    if ((r = p_cuMemcpyHtoDAsync_v2(dst, pin, n, s))) return r;
+    *stage = "cuEventRecord";
+    return p_cuEventRecord(ev, s);
+}
+
 CUresult rg_upload(CUcontext c, CUstream s, CUdeviceptr dst, const void *src, size_t n,
                    void *pin0, void *pin1, CUevent e0, CUevent e1, size_t chunk,
                    const char **stage) {

@@ -62,6 +62,8 @@ CUresult rg_copy_dtod(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n,
 // Chunked copies through two pinned staging buffers (double-buffered: the
 // host fills one while the other is in flight). *stage is the failing step
 // on error.
+CUresult rg_upload_small(CUcontext ctx, CUstream s, CUdeviceptr dst, const void *src, size_t n,
+                         void *pin, CUevent ev, const char **stage);
 CUresult rg_upload(CUcontext ctx, CUstream s, CUdeviceptr dst, const void *src, size_t n,
                    void *pin0, void *pin1, CUevent e0, CUevent e1, size_t chunk,
                    const char **stage);

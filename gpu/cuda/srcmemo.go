@@ -34,27 +34,44 @@ type srcKey struct {
 type srcEntry struct {
 	snap *gpu.Pipeline // the pipeline as it was when src was generated
 	src  string
+	// Both read once: moduleFor hashes, and raisesFlags searches, the whole
+	// source, a cost on every run otherwise.
+	mod    *module // src's module, once loaded (entryModule)
+	raises bool    // raisesFlags(src)
 }
 
 type srcMemo struct {
-	src   map[srcKey]srcEntry
+	src   map[srcKey]*srcEntry
 	order []srcKey // oldest first
 }
 
-// memoSource returns the source of key k, generating it with gen on a
-// miss. Callers hold d.mu.
-func (d *Device) memoSource(k srcKey, gen func() (string, error)) (string, error) {
+// entryModule returns e's loaded module (moduleFor; file names it), loading
+// it on first use. Callers hold d.mu.
+func (d *Device) entryModule(e *srcEntry, file string) (*module, error) {
+	if e.mod == nil {
+		mod, err := d.moduleFor(e.src, file)
+		if err != nil {
+			return nil, err
+		}
+		e.mod = mod
+	}
+	return e.mod, nil
+}
+
+// memoEntry returns the memo's entry for k, generating its source with gen
+// on a miss. Callers hold d.mu.
+func (d *Device) memoEntry(k srcKey, gen func() (string, error)) (*srcEntry, error) {
 	m := &d.srcs
 	e, ok := m.src[k]
 	if ok && samePipeline(e.snap, k.p) {
-		return e.src, nil
+		return e, nil
 	}
 	s, err := gen()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if m.src == nil {
-		m.src = map[srcKey]srcEntry{}
+		m.src = map[srcKey]*srcEntry{}
 	}
 	if !ok {
 		if len(m.order) >= srcMemoEntries {
@@ -63,8 +80,9 @@ func (d *Device) memoSource(k srcKey, gen func() (string, error)) (string, error
 		}
 		m.order = append(m.order, k)
 	}
-	m.src[k] = srcEntry{snap: clonePipeline(k.p), src: s}
-	return s, nil
+	e = &srcEntry{snap: clonePipeline(k.p), src: s, raises: raisesFlags(s)}
+	m.src[k] = e
+	return e, nil
 }
 
 // clonePipeline and samePipeline cover every field of gpu.Pipeline,

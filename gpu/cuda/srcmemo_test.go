@@ -16,10 +16,17 @@ func TestMemoSourceReusesAndEvicts(t *testing.T) {
 	gen := func(s string) func() (string, error) {
 		return func() (string, error) { calls++; return s, nil }
 	}
+	memoSource := func(k srcKey, gen func() (string, error)) (string, error) {
+		e, err := d.memoEntry(k, gen)
+		if err != nil {
+			return "", err
+		}
+		return e.src, nil
+	}
 	i64 := gpu.Type{Kind: gpu.Int64}
 	p := &gpu.Pipeline{Inputs: []gpu.Type{i64}, Project: []*gpu.Expr{gpu.Col(0, i64)}, Sink: gpu.SinkMaterialize}
 	for i := 0; i < 3; i++ {
-		if s, _ := d.memoSource(srcKey{p: p, kind: "materialize"}, gen("a")); s != "a" {
+		if s, _ := memoSource(srcKey{p: p, kind: "materialize"}, gen("a")); s != "a" {
 			t.Fatalf("got %q", s)
 		}
 	}
@@ -28,26 +35,26 @@ func TestMemoSourceReusesAndEvicts(t *testing.T) {
 	}
 	// A pipeline changed in place is generated again.
 	p.Filter = gpu.Call(gpu.OpGt, gpu.Type{Kind: gpu.Bool}, gpu.Col(0, i64), gpu.Const(i64, gpu.Value{I64: 3}))
-	if s, _ := d.memoSource(srcKey{p: p, kind: "materialize"}, gen("a2")); s != "a2" || calls != 2 {
+	if s, _ := memoSource(srcKey{p: p, kind: "materialize"}, gen("a2")); s != "a2" || calls != 2 {
 		t.Fatalf("after a change: got %q after %d generations", s, calls)
 	}
 	p.Filter.Args[1].Const.I64 = 4
-	if s, _ := d.memoSource(srcKey{p: p, kind: "materialize"}, gen("a3")); s != "a3" || calls != 3 {
+	if s, _ := memoSource(srcKey{p: p, kind: "materialize"}, gen("a3")); s != "a3" || calls != 3 {
 		t.Fatalf("after a constant changed: got %q after %d generations", s, calls)
 	}
 	// Other inputs of the generator are part of the key.
-	if s, _ := d.memoSource(srcKey{p: p, kind: "aggregate", extra: "[3]"}, gen("b")); s != "b" || calls != 4 {
+	if s, _ := memoSource(srcKey{p: p, kind: "aggregate", extra: "[3]"}, gen("b")); s != "b" || calls != 4 {
 		t.Fatalf("got %q after %d generations", s, calls)
 	}
 	// A failed generation is not remembered.
-	if _, err := d.memoSource(srcKey{p: p, kind: "bad"}, func() (string, error) { return "", fmt.Errorf("no") }); err == nil {
+	if _, err := memoSource(srcKey{p: p, kind: "bad"}, func() (string, error) { return "", fmt.Errorf("no") }); err == nil {
 		t.Fatal("no error")
 	}
 	if _, ok := d.srcs.src[srcKey{p: p, kind: "bad"}]; ok {
 		t.Fatal("a failed generation was memoized")
 	}
 	for i := 0; i < srcMemoEntries; i++ {
-		d.memoSource(srcKey{p: &gpu.Pipeline{}, kind: "materialize"}, gen("x"))
+		memoSource(srcKey{p: &gpu.Pipeline{}, kind: "materialize"}, gen("x"))
 	}
 	if len(d.srcs.src) != srcMemoEntries || len(d.srcs.order) != srcMemoEntries {
 		t.Fatalf("memo holds %d entries (%d in order), bound %d", len(d.srcs.src), len(d.srcs.order), srcMemoEntries)

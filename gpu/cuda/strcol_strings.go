@@ -116,8 +116,9 @@ func (d *Device) UploadStr(ctx context.Context, arr arrow.Array) (gpu.Column, er
 			return err
 		}
 		// At least one byte: a column of empty strings still gets a
-		// pointer the kernels may offset by zero.
-		ptr, err := d.allocDirect(max(int64(len(l.Chars)), 1), what+" characters")
+		// pointer the kernels may offset by zero. A multiple of 8: kernels
+		// read a view's bytes in aligned words (prelude.cuh's rg_strw).
+		ptr, err := d.allocDirect((max(int64(len(l.Chars)), 1)+7)&^7, what+" characters")
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"time"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,13 +20,37 @@ import (
 	"github.com/rigel-db/rigel/gpu"
 )
 
-// copyIn copies b to device memory at dst through the pinned staging
-// buffers. Callers hold d.mu.
+// Small uploads (a run's string tables, a tiny table's columns) go through
+// a ring of pinned slots and do not wait: the bytes are copied into a slot
+// and the copy to the device is queued on the stream, so the host goes on
+// launching while the device is still busy. rg_upload waits for the stream
+// at its end, which drained the device before every run that uploaded a
+// string table: one round trip per pipeline over a small dictionary.
+const (
+	ringSlots     = 8
+	ringSlotBytes = 64 << 10
+)
+
+// copyIn copies b to device memory at dst: through the ring when it is
+// small (in stream order, without waiting), else through the pinned staging
+// buffers (waiting for the copy). Callers hold d.mu.
 func (d *Device) copyIn(dst uint64, b []byte, what string) error {
 	if len(b) == 0 {
 		return nil
 	}
 	var stage *C.char
+	if len(b) <= ringSlotBytes {
+		i := d.ringNext
+		d.ringNext = (i + 1) % ringSlots
+		slot := unsafe.Add(d.ring, i*ringSlotBytes)
+		r := C.rg_upload_small(d.cx.c, d.stream, C.CUdeviceptr(dst), unsafe.Pointer(&b[0]), C.size_t(len(b)), slot, d.ringEv[i], &stage)
+		if err := check(r, "%s while uploading %s (%s)", C.GoString(stage), what, humanBytes(int64(len(b)))); err != nil {
+			return err
+		}
+		d.st.up.Add(int64(len(b)))
+		return nil
+	}
+	defer d.waited(time.Now())
 	r := C.rg_upload(d.cx.c, d.stream, C.CUdeviceptr(dst), unsafe.Pointer(&b[0]), C.size_t(len(b)),
 		d.pin[0], d.pin[1], d.pinEv[0], d.pinEv[1], stagingChunk, &stage)
 	if err := check(r, "%s while uploading %s (%s)", C.GoString(stage), what, humanBytes(int64(len(b)))); err != nil {
@@ -41,6 +66,7 @@ func (d *Device) copyOut(b []byte, src uint64, what string) error {
 		return nil
 	}
 	var stage *C.char
+	defer d.waited(time.Now())
 	r := C.rg_download(d.cx.c, d.stream, unsafe.Pointer(&b[0]), C.CUdeviceptr(src), C.size_t(len(b)),
 		d.pin[0], stagingChunk, &stage)
 	if err := check(r, "%s while downloading %s (%s)", C.GoString(stage), what, humanBytes(int64(len(b)))); err != nil {
@@ -48,6 +74,13 @@ func (d *Device) copyOut(b []byte, src uint64, what string) error {
 	}
 	d.st.down.Add(int64(len(b)))
 	return nil
+}
+
+// waited counts one wait of the host for the device that began at start
+// (gpu.Stats.HostWaits).
+func (d *Device) waited(start time.Time) {
+	d.st.waits.Add(1)
+	d.st.waitNanos.Add(time.Since(start).Nanoseconds())
 }
 
 // hostColumn is a column's bytes on the host, in device layout.

@@ -6,6 +6,7 @@ import "C"
 import (
 	"context"
 	"fmt"
+	"time"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -159,7 +160,10 @@ func (d *Device) fetchBatch(cs []*column) ([]*hostColumn, error) {
 			}
 		}
 	}
-	if err := d.cx.sync(d.stream, "batched download"); err != nil {
+	wait := time.Now()
+	err := d.cx.sync(d.stream, "batched download")
+	d.waited(wait)
+	if err != nil {
 		return nil, err
 	}
 	d.st.down.Add(int64(off))
