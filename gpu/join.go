@@ -15,8 +15,9 @@ package gpu
 // HashJoin(build, probe, nullsEqual) returns the pairs (p, b) of probe row p
 // and build row b whose key columns are all equal: build[i] and probe[i]
 // are the i-th key of each side; they have equal Kinds (and Scales for
-// decimals; Dict keys must carry dictionaries of equal contents, else
-// ErrUnsupported). A null key matches nothing, unless nullsEqual[i] (IS NOT
+// decimals). Dict keys compare their strings: where the two sides carry
+// different dictionaries, devices map the probe side's codes into the
+// build side's dictionary (DictCodeMap). A null key matches nothing, unless nullsEqual[i] (IS NOT
 // DISTINCT FROM), where null equals null. Floats compare as everywhere in
 // the IR (NaN = NaN, -0 = 0). The pairs come in no particular order; the
 // two returned columns are equally long. nullsEqual may be nil (all false).

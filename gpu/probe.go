@@ -23,8 +23,8 @@ import (
 // columns' types, and p runs over the rows of the INNER join of the two
 // sides on probe[probeKeys[i]] = build[buildKeys[i]] for every i (a null
 // key matches nothing unless nullsEqual[i]; floats compare as everywhere
-// in the IR; Dict keys must carry dictionaries of equal contents, else
-// ErrUnsupported). The hash table is built over build.
+// in the IR; Dict keys compare their strings, as HashJoin's). The hash
+// table is built over build.
 //
 // For SinkMaterialize the output rows come in no particular order (like
 // HashJoin's pairs); SinkAggregate gives Run's groups. Errors are Run's:
@@ -63,6 +63,42 @@ func CheckProbeShape(p *Pipeline, probe, build []Column, probeKeys, buildKeys []
 		if buildKeys[i] < 0 || buildKeys[i] >= len(build) {
 			return fmt.Errorf("run probe %s: build key %d is column %d of %d", p, i, buildKeys[i], len(build))
 		}
+	}
+	return nil
+}
+
+// LeftProbeRunner is a ProbeRunner that also runs a pipeline over a LEFT
+// join, probe side preserved:
+//
+//	RunProbeLeft(p, cond, probe, build, probeKeys, buildKeys, nullsEqual)
+//
+// returns exactly
+//
+//	Run(p, Gather(probe, pi) ++ Gather(build, bi, padNulls))
+//
+// where (pi, bi) are the pairs of HashJoin(build[buildKeys...],
+// probe[probeKeys...], nullsEqual) for which cond (over the probe columns
+// then the build columns; nil is true) is true, and (r, -1) for every
+// probe row r that no such pair holds. p.Sink is SinkMaterialize (else
+// ErrUnsupported), and p.Inputs declares every build column nullable:
+// padded rows hold nulls there. cond, a join's residual, only decides
+// which pairs match; p.Filter runs over the output rows, padded ones too.
+type LeftProbeRunner interface {
+	RunProbeLeft(ctx context.Context, p *Pipeline, cond *Expr, probe, build []Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]Column, error)
+}
+
+// CheckLeftProbe checks what RunProbeLeft adds to CheckProbeShape.
+func CheckLeftProbe(p *Pipeline, cond *Expr, nprobe int) error {
+	if p.Sink != SinkMaterialize {
+		return fmt.Errorf("run probe (left join) %s: sink %d: %w", p, p.Sink, ErrUnsupported)
+	}
+	for i := nprobe; i < len(p.Inputs); i++ {
+		if !p.Inputs[i].Nullable {
+			return fmt.Errorf("run probe (left join) %s: build column %d is declared %s, not nullable (padded rows hold nulls)", p, i-nprobe, p.Inputs[i])
+		}
+	}
+	if cond != nil && cond.Type.Kind != Bool {
+		return fmt.Errorf("run probe (left join) %s: the join condition is %s, not bool", p, cond.Type)
 	}
 	return nil
 }

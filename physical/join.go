@@ -102,8 +102,14 @@ const MaxCrossPairs = 1 << 24
 
 // join runs j over its inputs' columns.
 func (r *run) join(ctx context.Context, j *Join, left, right []gpu.Column) ([]gpu.Column, error) {
+	return r.joinSwapping(ctx, j, left, right, swapBuildRatio)
+}
+
+// joinSwapping is join with the hash table on the left side when the
+// right side has more than ratio times its rows.
+func (r *run) joinSwapping(ctx context.Context, j *Join, left, right []gpu.Column, ratio int) ([]gpu.Column, error) {
 	nl, nr := rowCount(left), rowCount(right)
-	p, b, err := r.candidates(ctx, j, left, right, nl, nr)
+	p, b, err := r.candidates(ctx, j, left, right, nl, nr, ratio)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +179,7 @@ func (r *run) unmatched(ctx context.Context, idx gpu.Column, n int) (gpu.Column,
 const swapBuildRatio = 32
 
 // candidates returns the pairs of rows with equal keys, or every pair.
-func (r *run) candidates(ctx context.Context, j *Join, left, right []gpu.Column, nl, nr int) (p, b gpu.Column, err error) {
+func (r *run) candidates(ctx context.Context, j *Join, left, right []gpu.Column, nl, nr, ratio int) (p, b gpu.Column, err error) {
 	if len(j.LeftKeys) == 0 {
 		return r.crossPairs(ctx, nl, nr)
 	}
@@ -184,9 +190,10 @@ func (r *run) candidates(ctx context.Context, j *Join, left, right []gpu.Column,
 	// afterwards. TPC-H Q18's plan joins 624 rows to lineitem with lineitem
 	// on the build side: 4.4 ms of build at SF10 for 4,368 pairs. Short of
 	// that, the plan's choice stands, because pairs come in probe order and
-	// operators above may gain from it (Q13 groups its left join's pairs
-	// by the probe side's key: runs of equal keys).
-	if nr > swapBuildRatio*nl {
+	// operators above may gain from it (an aggregate grouping by the
+	// probe side's key finds runs of equal keys). A left join under a
+	// ProbePipeline swaps sooner (leftSwapRatio).
+	if nr > ratio*nl {
 		b, p, err = r.x.Dev.HashJoin(ctx, lk, rk, j.NullsEqual)
 	} else {
 		p, b, err = r.x.Dev.HashJoin(ctx, rk, lk, j.NullsEqual)

@@ -141,10 +141,24 @@ func TestFuseProbesShapes(t *testing.T) {
 	if !ok || len(pp.Pipe.Project) != 4 || pp.Pipe.Filter != nil {
 		t.Fatalf("join under a sort: %s", Explain(root, "host"))
 	}
-	// Outer joins and joins without keys stay joins, their inputs fused.
+	// A left join under a materializing pipeline: one node, the residual
+	// kept as the join's condition, the left side fused too.
 	inner := &Join{Left: l, Right: r, Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}}
+	cond := gpu.Call(gpu.OpLt, pbool, gpu.Col(1, i64), gpu.Col(5, i64))
+	left := &Join{Left: inner, Right: r, Type: JoinLeft, LeftKeys: []int{0}, RightKeys: []int{0}, Residual: cond}
+	root = FuseProbes(&Pipeline{Input: left, Pipe: &gpu.Pipeline{Inputs: left.OutputTypes(), Project: []*gpu.Expr{gpu.Col(0, left.OutputTypes()[0])}, Sink: gpu.SinkMaterialize}})
+	if pp, ok = root.(*ProbePipeline); !ok || pp.Join.Type != JoinLeft || pp.Join.Residual != cond || pp.Pipe.Filter != nil {
+		t.Fatalf("left join: %s", Explain(root, "host"))
+	}
+	if _, ok := pp.Join.Left.(*ProbePipeline); !ok {
+		t.Fatalf("the inner join below the left join was not fused: %s", Explain(root, "host"))
+	}
+	// Right and full joins and joins without keys stay joins, their inputs
+	// fused.
+	inner = &Join{Left: l, Right: r, Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}}
 	for _, j := range []*Join{
-		{Left: inner, Right: r, Type: JoinLeft, LeftKeys: []int{0}, RightKeys: []int{0}},
+		{Left: inner, Right: r, Type: JoinRight, LeftKeys: []int{0}, RightKeys: []int{0}},
+		{Left: inner, Right: r, Type: JoinFull, LeftKeys: []int{0}, RightKeys: []int{0}},
 		{Left: inner, Right: r, Type: JoinInner},
 	} {
 		inner.Left, inner.Right = l, r

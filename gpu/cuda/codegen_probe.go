@@ -75,17 +75,10 @@ func probeSide(np int, es ...*gpu.Expr) (probe, build []int) {
 // or the build row bj), as loadColumn does for a pipeline's single row
 // index, and marks it loaded so that the expression generator reads it.
 func loadAt(g *exprGen, c int, row string) error {
-	if g.colVar[c] {
-		return nil
+	t, declare, err := probeInput(g, c)
+	if !declare || err != nil {
+		return err
 	}
-	if c < 0 || c >= len(g.p.Inputs) {
-		return fmt.Errorf("column $%d of %d inputs", c, len(g.p.Inputs))
-	}
-	t := g.p.Inputs[c]
-	if !probeLoadable[t.Kind] {
-		return fmt.Errorf("input $%d of kind %s in a probe pipeline: %w", c, t.Kind, gpu.ErrUnsupported)
-	}
-	g.colVar[c] = true
 	w := inputWord(c)
 	if t.Kind == gpu.Str {
 		g.loadStrColumn(c, t, w, row) // codegen_strrow.go
@@ -99,6 +92,23 @@ func loadAt(g *exprGen, c int, row string) error {
 	}
 	g.line("(void)c%d; (void)cn%d;", c, c)
 	return nil
+}
+
+// probeInput checks input column c of a probe pipeline and marks it
+// declared; declare is false when it already was.
+func probeInput(g *exprGen, c int) (t gpu.Type, declare bool, err error) {
+	if g.colVar[c] {
+		return t, false, nil
+	}
+	if c < 0 || c >= len(g.p.Inputs) {
+		return t, false, fmt.Errorf("column $%d of %d inputs", c, len(g.p.Inputs))
+	}
+	t = g.p.Inputs[c]
+	if !probeLoadable[t.Kind] {
+		return t, false, fmt.Errorf("input $%d of kind %s in a probe pipeline: %w", c, t.Kind, gpu.ErrUnsupported)
+	}
+	g.colVar[c] = true
+	return t, true, nil
 }
 
 // probeLoadable lists the kinds loadAt reads (Str as a view). A kind stored otherwise (added later) is refused, and the
@@ -130,6 +140,32 @@ func probeFilter(g *exprGen, np int) error {
 	return rowFilter(g)
 }
 
+// probeKernelHead opens probe kernel name (Args from S = sinkWord as
+// above): its pointers (sel: the selection's too; chain: the chains'), and
+// the loop over the tiles of joinTile probe rows. probeKernelEntry, inside
+// a loop over k, is a thread's probe row ix of tile t; probeKernelTail
+// closes the tile loop and the kernel.
+func probeKernelHead(b *strings.Builder, S int, name string, sel, chain bool) {
+	fmt.Fprintf(b, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(const Args A) {\n", joinThreads, name)
+	b.WriteString("  const long long n = (long long)A.a[0];\n")
+	fmt.Fprintf(b, "  const int32_t *rep = (const int32_t *)A.a[%d];\n", S+pbRep)
+	if chain {
+		fmt.Fprintf(b, "  const int32_t *next = (const int32_t *)A.a[%d];\n", S+pbNext)
+	}
+	fmt.Fprintf(b, "  const bool unique = *(const uint32_t *)A.a[%d] == 0;\n", S+pbMulti)
+	fmt.Fprintf(b, "  uint32_t *pcnt = (uint32_t *)A.a[%d];\n", S+pbPcnt)
+	if sel {
+		fmt.Fprintf(b, "  const int32_t *sel = (const int32_t *)A.a[%d];\n", S+pbSel)
+	}
+	fmt.Fprintf(b, "  const long long ntiles = (long long)A.a[%d];\n", S+pbNTiles)
+	fmt.Fprintf(b, "  __shared__ uint64_t sh[%d];\n", joinThreads/32)
+	b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n")
+}
+
+const probeKernelTail = "  }\n}\n"
+
+var probeKernelEntry = fmt.Sprintf("      const long long ix = t * %d + k * %d + threadIdx.x;\n", joinTile, joinThreads)
+
 // probeSource generates rg_probe_count and rg_probe_write for a
 // SinkMaterialize pipeline whose first np inputs are the probe side's.
 func probeSource(p *gpu.Pipeline, np int) (string, error) {
@@ -141,20 +177,8 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 	b.WriteString(joinFindSrc) // rg_jn_block_scan
 	S := sinkWord(p)
 	items := joinTile / joinThreads
-	head := func(name string) {
-		fmt.Fprintf(&b, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(const Args A) {\n", joinThreads, name)
-		b.WriteString("  const long long n = (long long)A.a[0];\n")
-		fmt.Fprintf(&b, "  const int32_t *rep = (const int32_t *)A.a[%d];\n", S+pbRep)
-		fmt.Fprintf(&b, "  const int32_t *next = (const int32_t *)A.a[%d];\n", S+pbNext)
-		fmt.Fprintf(&b, "  const bool unique = *(const uint32_t *)A.a[%d] == 0;\n", S+pbMulti)
-		fmt.Fprintf(&b, "  uint32_t *pcnt = (uint32_t *)A.a[%d];\n", S+pbPcnt)
-		fmt.Fprintf(&b, "  const int32_t *sel = (const int32_t *)A.a[%d];\n", S+pbSel)
-		fmt.Fprintf(&b, "  const long long ntiles = (long long)A.a[%d];\n", S+pbNTiles)
-		fmt.Fprintf(&b, "  __shared__ uint64_t sh[%d];\n", joinThreads/32)
-		b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n")
-	}
-	tail := "  }\n}\n"
-	entry := fmt.Sprintf("      const long long ix = t * %d + k * %d + threadIdx.x;\n", joinTile, joinThreads)
+	head := func(name string) { probeKernelHead(&b, S, name, true, true) }
+	tail, entry := probeKernelTail, probeKernelEntry
 
 	head("rg_probe_count")
 	b.WriteString("    uint64_t sum = 0;\n")
@@ -203,20 +227,9 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 	if err := loadAllAt(g, bc, "bj"); err != nil {
 		return "", err
 	}
-	for j, e := range p.Project {
-		v, n, err := g.expr(e)
-		if err != nil {
-			return "", fmt.Errorf("project #%d: %w", j, err)
-		}
-		dw := S + pbOut + 2*j
-		g.line("((%s *)A.a[%d])[pos] = (%s)%s;", stype(e.Type.Kind), dw, stype(e.Type.Kind), v)
-		if e.Type.Nullable {
-			g.line("((uint8_t *)A.a[%d])[pos] = %s ? 0 : 1;", dw+1, n)
-		} else {
-			g.line("(void)%s;", n)
-		}
+	if err := writeRow(g, p, S); err != nil { // codegen_probe_left.go
+		return "", err
 	}
-	g.line("pos++;")
 	g.indent = g.indent[:len(g.indent)-2]
 	g.line("}")
 	b.WriteString("        }\n      }\n      base += total;\n    }\n")

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/rigel-db/rigel/gpu"
@@ -65,10 +66,11 @@ func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsE
 	if d.closed {
 		return nil, nil, fmt.Errorf("hash join: CUDA device is closed")
 	}
-	bc, pc, err := d.joinKeys(build, probe, nullsEqual)
+	bc, pc, release, err := d.joinKeys(build, probe, nullsEqual)
 	if err != nil {
 		return nil, nil, fmt.Errorf("hash join: %w", err)
 	}
+	defer release()
 	nb, np := bc[0].n, pc[0].n
 	if nb > math.MaxInt32 || np > math.MaxInt32 {
 		return nil, nil, fmt.Errorf("hash join of %d build and %d probe rows: row indexes are int32: %w", nb, np, gpu.ErrUnsupported)
@@ -112,8 +114,79 @@ func (d *Device) joinArgs(bc, pc []*column, nullsEqual []bool) []uint64 {
 }
 
 // joinKeys checks the key columns: owned, live, one length per side, equal
-// kinds and scales across sides, equal dictionaries for Dict keys.
-func (d *Device) joinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc, pc []*column, err error) {
+// kinds and scales across sides. A Dict probe key whose dictionary differs
+// from its build key's is mapped into the build key's (dictKeyIn): release
+// frees such columns once the caller's kernels are queued (stream order).
+func (d *Device) joinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc, pc []*column, release func(), err error) {
+	bc, pc, err = d.checkJoinKeys(build, probe, nullsEqual)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var mapped []*column
+	release = func() {
+		for _, c := range mapped {
+			d.freeColumn(c)
+		}
+	}
+	pc = append([]*column(nil), pc...)
+	for i := range bc {
+		if bc[i].t.Kind != gpu.Dict || bc[i].dict == nil || pc[i].dict == nil || sameDictionary(bc[i].dict, pc[i].dict) {
+			continue
+		}
+		m, err := d.dictKeyIn(pc[i], bc[i].dict)
+		if err != nil {
+			release()
+			return nil, nil, nil, fmt.Errorf("key %d: %w", i, err)
+		}
+		mapped = append(mapped, m)
+		pc[i] = m
+	}
+	return bc, pc, release, nil
+}
+
+// dictKeyIn is Dict column c with its codes mapped into dictionary to
+// (gpu.DictCodeMap; -1 where to lacks the string, which equals no code):
+// the map is made on the host and uploaded, rg_dict_map applies it.
+func (d *Device) dictKeyIn(c *column, to *array.String) (*column, error) {
+	m := gpu.DictCodeMap(c.dict, to)
+	t := c.t
+	t.Nullable = c.valid != 0
+	out, err := d.newOutput(t, c.n, to, fmt.Sprintf("join key codes mapped between dictionaries (%d rows)", c.n))
+	if err != nil {
+		return nil, err
+	}
+	if c.n == 0 {
+		return out, nil
+	}
+	if c.valid != 0 {
+		if err := d.copyDtoD(out.valid, c.valid, int64(c.n)); err != nil {
+			d.freeColumn(out)
+			return nil, err
+		}
+	}
+	tmp := &temps{d: d}
+	defer tmp.release() // stream order: the kernel reads the map first
+	mp, err := tmp.get(int64(max(len(m), 1))*4, "dictionary code map")
+	if err != nil {
+		d.freeColumn(out)
+		return nil, err
+	}
+	if len(m) > 0 {
+		if err := d.copyIn(mp, unsafe.Slice((*byte)(unsafe.Pointer(&m[0])), 4*len(m)), "dictionary code map"); err != nil {
+			d.freeColumn(out)
+			return nil, err
+		}
+	}
+	args := []uint64{uint64(c.n), c.data, c.valid, mp, uint64(len(m)), out.data}
+	if err := d.timedLaunch(d.util, "rg_dict_map", d.gridFor(int64(c.n), blockThreads), blockThreads, 0, args); err != nil {
+		d.freeColumn(out)
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkJoinKeys checks joinKeys' columns.
+func (d *Device) checkJoinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc, pc []*column, err error) {
 	if len(build) == 0 || len(build) != len(probe) {
 		return nil, nil, fmt.Errorf("%d build keys and %d probe keys (want the same number, at least one)", len(build), len(probe))
 	}
@@ -136,10 +209,6 @@ func (d *Device) joinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc, pc 
 		}
 		if bt.Kind.Width() == 0 {
 			return nil, nil, fmt.Errorf("key %d has kind %s: %w", i, bt.Kind, gpu.ErrUnsupported)
-		}
-		if bt.Kind == gpu.Dict && !sameDictionary(bc[i].dict, pc[i].dict) {
-			return nil, nil, fmt.Errorf("key %d: dict codes from two different dictionaries (%d and %d strings): %w",
-				i, dictLen(bc[i].dict), dictLen(pc[i].dict), gpu.ErrUnsupported)
 		}
 	}
 	return bc, pc, nil

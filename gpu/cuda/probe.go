@@ -39,6 +39,7 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 	if err != nil {
 		return nil, fmt.Errorf("run probe %s: %w", p, err)
 	}
+	defer j.release()
 	var out []*column
 	switch p.Sink {
 	case gpu.SinkMaterialize:
@@ -84,15 +85,16 @@ func (d *Device) probeSetup(p *gpu.Pipeline, probe, build []gpu.Column, probeKey
 	for i := range buildKeys {
 		bk[i], pk[i] = build[buildKeys[i]], probe[probeKeys[i]]
 	}
-	bkc, pkc, err := d.joinKeys(bk, pk, nullsEqual)
+	bkc, pkc, release, err := d.joinKeys(bk, pk, nullsEqual)
 	if err != nil {
 		return nil, err
 	}
 	np, nb := pc[0].n, bc[0].n
 	if nb > math.MaxInt32 || np > math.MaxInt32 {
+		release()
 		return nil, fmt.Errorf("%d build and %d probe rows: row indexes are int32: %w", nb, np, gpu.ErrUnsupported)
 	}
-	return &probeJoin{cols: cols, nprobe: len(pc), np: np, nb: nb, bkc: bkc, pkc: pkc, nullsEqual: nullsEqual}, nil
+	return &probeJoin{cols: cols, nprobe: len(pc), np: np, nb: nb, bkc: bkc, pkc: pkc, nullsEqual: nullsEqual, release: release}, nil
 }
 
 // probeJoin is a checked RunProbe call: the input columns (probe's then
@@ -104,6 +106,7 @@ type probeJoin struct {
 	np, nb     int
 	bkc, pkc   []*column
 	nullsEqual []bool
+	release    func() // frees the key columns joinKeys made
 }
 
 // probeStrTables checks that a probe kernel's Args fit (words in all) and
@@ -276,16 +279,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 		return nil, err
 	}
 	S := sinkWord(p)
-	st, err := probeStrTables(p, j, S+pbOut+2*len(p.Project))
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range p.Project {
-		if e.Type.Kind == gpu.Dict && st.dictOf(e, j.cols) == nil {
-			return nil, fmt.Errorf("dict projection %s reads no dict column: %w", e, gpu.ErrUnsupported)
-		}
-	}
-	mod, err := d.entryModule(src, "rigel_probe.cu")
+	st, mod, err := d.probeModule(p, j, src, "rigel_probe.cu")
 	if err != nil {
 		return nil, err
 	}
@@ -297,15 +291,9 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 			out = nil
 		}
 	}()
-	newOut := func(total int) error {
-		for k, e := range p.Project {
-			c, err := d.newExprOutput(e, total, j.cols, st, fmt.Sprintf("probe pipeline output #%d (%d rows)", k, total))
-			if err != nil {
-				return err
-			}
-			out = append(out, c)
-		}
-		return nil
+	newOut := func(total int) (err error) {
+		out, err = d.probeOutputs(p, j, st, total, "probe pipeline")
+		return err
 	}
 	if j.np == 0 || j.nb == 0 {
 		return out, newOut(0)
@@ -354,29 +342,75 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 			return nil, err
 		}
 	}
+	// The join's own kernels and rg_probe_find (gpu.CannotRaise) raise no
+	// status flag: only the pipeline's may.
+	err = d.probeWrite(ctx, mod, jmod, jargs, args, ntiles, S, src.raises, newOut, &out)
+	return out, err
+}
+
+// probeWrite is the end that probeMaterialize and probeLeft share, once
+// rg_probe_count has counted each tile's rows: the scan of the counts, the
+// outputs (newOut, into *out), rg_probe_write, and the status word when
+// the kernels may raise a flag.
+func (d *Device) probeWrite(ctx context.Context, mod, jmod *module, jargs, args []uint64, ntiles int64, S int, raises bool, newOut func(int) error, out *[]*column) error {
 	total, err := d.scanTiles(jmod, jargs[jaCounts], jargs[jaOffsets], ntiles)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := newOut(total); err != nil {
-		return out, err
+		return err
 	}
 	if total > 0 {
 		args[S+pbCounts] = jargs[jaOffsets]
-		for _, c := range out {
+		for _, c := range *out {
 			args = append(args, c.data, c.valid)
 		}
-		if err := d.timedLaunch(mod, "rg_probe_write", grid, joinThreads, 0, args); err != nil {
-			return out, err
+		if err := d.timedLaunch(mod, "rg_probe_write", d.gridFor(ntiles, 1), joinThreads, 0, args); err != nil {
+			return err
 		}
 	}
-	if src.raises { // the join's own kernels and rg_probe_find (gpu.CannotRaise) raise none
+	if raises {
 		if _, err := d.checkStatus(); err != nil {
-			return out, err
+			return err
 		}
+	}
+	return nil
+}
+
+// probeModule is what probeMaterialize and probeLeft do before their
+// kernels: p's string tables over j's columns (with room in the Args for
+// the output words), the check that every dict projection reads a dict
+// column, and src's module (file names it).
+func (d *Device) probeModule(p *gpu.Pipeline, j *probeJoin, src *srcEntry, file string) (*strTables, *module, error) {
+	st, err := probeStrTables(p, j, sinkWord(p)+pbOut+2*len(p.Project))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range p.Project {
+		if e.Type.Kind == gpu.Dict && st.dictOf(e, j.cols) == nil {
+			return nil, nil, fmt.Errorf("dict projection %s reads no dict column: %w", e, gpu.ErrUnsupported)
+		}
+	}
+	mod, err := d.entryModule(src, file)
+	return st, mod, err
+}
+
+// probeOutputs allocates the output columns of p's projections, total
+// rows each (what names them in errors); none on error.
+func (d *Device) probeOutputs(p *gpu.Pipeline, j *probeJoin, st *strTables, total int, what string) ([]*column, error) {
+	var out []*column
+	for k, e := range p.Project {
+		c, err := d.newExprOutput(e, total, j.cols, st, fmt.Sprintf("%s output #%d (%d rows)", what, k, total))
+		if err != nil {
+			for _, c := range out {
+				d.freeColumn(c)
+			}
+			return nil, err
+		}
+		out = append(out, c)
 	}
 	return out, nil
 }

@@ -37,6 +37,7 @@ func (d *Device) ProbeCounts(ctx context.Context, p *gpu.Pipeline, probe, build 
 	if err != nil {
 		return nil, fmt.Errorf("probe counts %s: %w", p, err)
 	}
+	defer j.release()
 	out, err := d.probeCounts(ctx, p, j)
 	if err != nil {
 		return nil, fmt.Errorf("probe counts %s: %w", p, err)

@@ -163,3 +163,37 @@ func TestNVRTCCompilesProbeCountKernels(t *testing.T) {
 // TestProbeCountsGPU checks the CUDA ProbeCounts against counts over a
 // nested-loop join (devicetest.ProbeCounts); it skips without a GPU.
 func TestProbeCountsGPU(t *testing.T) { devicetest.ProbeCounts(t, host.New(), openOrSkip(t)) }
+
+// TestNVRTCCompilesLeftProbeKernels compiles the left join probe kernels
+// (codegen_probe_left.go) of every materializing probe sample, its build
+// columns declared nullable, without a condition and with the sample's
+// filter as the condition.
+func TestNVRTCCompilesLeftProbeKernels(t *testing.T) {
+	skipNoNVRTC(t)
+	n := 0
+	for _, s := range probeSamples() {
+		if s.p.Sink != gpu.SinkMaterialize {
+			continue
+		}
+		p := *s.p
+		p.Inputs = append([]gpu.Type(nil), p.Inputs...)
+		for i := s.np; i < len(p.Inputs); i++ {
+			p.Inputs[i].Nullable = true
+		}
+		for _, cond := range []*gpu.Expr{nil, p.Filter} {
+			pt := p
+			if tests := nonNil(cond, p.Filter); len(tests) > 0 {
+				pt.Filter = gpu.Call(gpu.OpAnd, gpu.Type{Kind: gpu.Bool, Nullable: true}, tests...)
+			}
+			src, err := probeLeftSource(&pt, cond, p.Filter, s.np)
+			if err != nil {
+				t.Fatalf("%s: generate: %v", s.name, err)
+			}
+			compileClean(t, fmt.Sprintf("%s_left%d.cu", s.name, n), src)
+			n++
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d left join probe kernels compiled", n)
+	}
+}

@@ -29,10 +29,12 @@ type srcKey struct {
 	p     *gpu.Pipeline
 	kind  string
 	extra string
+	cond  *gpu.Expr // a left join's condition (RunProbeLeft), compared as p is
 }
 
 type srcEntry struct {
 	snap *gpu.Pipeline // the pipeline as it was when src was generated
+	cond *gpu.Expr     // and the condition
 	src  string
 	// Both read once: moduleFor hashes, and raisesFlags searches, the whole
 	// source, a cost on every run otherwise.
@@ -63,7 +65,7 @@ func (d *Device) entryModule(e *srcEntry, file string) (*module, error) {
 func (d *Device) memoEntry(k srcKey, gen func() (string, error)) (*srcEntry, error) {
 	m := &d.srcs
 	e, ok := m.src[k]
-	if ok && samePipeline(e.snap, k.p) {
+	if ok && samePipeline(e.snap, k.p) && sameExpr(e.cond, k.cond) {
 		return e, nil
 	}
 	s, err := gen()
@@ -80,7 +82,7 @@ func (d *Device) memoEntry(k srcKey, gen func() (string, error)) (*srcEntry, err
 		}
 		m.order = append(m.order, k)
 	}
-	e = &srcEntry{snap: clonePipeline(k.p), src: s, raises: raisesFlags(s)}
+	e = &srcEntry{snap: clonePipeline(k.p), cond: cloneExpr(k.cond), src: s, raises: raisesFlags(s)}
 	m.src[k] = e
 	return e, nil
 }

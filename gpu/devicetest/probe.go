@@ -64,6 +64,7 @@ func Probe(t *testing.T, ref, dev gpu.Device) {
 			})
 		}
 	}
+	probeLeft(t, ref, dev) // probe_left.go
 	t.Run("bad_input", func(t *testing.T) {
 		s := newProbeSides(rand.New(rand.NewPCG(9, 9)), 10, 10, 3)
 		cols := s.upload(t, dev)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/rigel-db/rigel/gpu"
 )
 
@@ -43,9 +45,9 @@ func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsE
 		if bt.Kind != pt.Kind || bt.Scale != pt.Scale {
 			return nil, nil, fmt.Errorf("hash join: key %d is %s on the build side and %s on the probe side (the engine must cast them to one type)", i, bt, pt)
 		}
-		if bt.Kind == gpu.Dict {
+		if bt.Kind == gpu.Dict && bc[i].dict != nil && pc[i].dict != nil {
 			if _, err := sameDict(bc[i].dict, pc[i].dict); err != nil {
-				return nil, nil, fmt.Errorf("hash join: key %d: %w", i, err)
+				pc[i] = inDictionary(pc[i], bc[i].dict)
 			}
 		}
 	}
@@ -80,6 +82,20 @@ func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsE
 		}
 	}
 	return d.indexColumn(pIdx), d.indexColumn(bIdx), nil
+}
+
+// inDictionary is Dict column c with its codes mapped into dictionary to
+// (gpu.DictCodeMap; -1 where to lacks the string), for comparing them with
+// codes of to. The result is the join's own and never leaves it.
+func inDictionary(c *column, to *array.String) *column {
+	m := gpu.DictCodeMap(c.dict, to)
+	codes := make([]int64, c.n)
+	for r := range codes {
+		if c.data.isValid(r) {
+			codes[r] = int64(m[c.data.i64[r]])
+		}
+	}
+	return &column{dev: c.dev, typ: c.typ, n: c.n, data: &vec{i64: codes, valid: c.data.valid}, dict: to}
 }
 
 // encodeJoinKey appends row r's key to b; false when a key is null and nulls

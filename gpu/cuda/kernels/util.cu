@@ -500,3 +500,21 @@ extern "C" __global__ void __launch_bounds__(256) rg_str_compact(const Args A) {
         for (uint64_t k = 0; k < len; k++) out[at + k] = s[k];
     }
 }
+
+// rg_dict_map: a Dict column's codes mapped into another dictionary
+// (gpu.DictCodeMap, a join's probe key against the build side's): out[i]
+// = map[codes[i]], -1 for a code outside the map, 0 for a null row (whose
+// code may be anything). Args: n, codes, valid (0 when not nullable), map,
+// map entries, out.
+extern "C" __global__ void __launch_bounds__(256) rg_dict_map(const Args A) {
+    const uint64_t n = A.a[0];
+    const int32_t *codes = (const int32_t *)A.a[1];
+    const uint8_t *valid = (const uint8_t *)A.a[2];
+    const int32_t *map = (const int32_t *)A.a[3];
+    const long long nmap = (long long)A.a[4];
+    int32_t *out = (int32_t *)A.a[5];
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const int32_t c = codes[i];
+        out[i] = valid && !valid[i] ? 0 : c >= 0 && c < nmap ? map[c] : -1;
+    }
+}

@@ -1,0 +1,107 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+var _ gpu.LeftProbeRunner = (*Device)(nil)
+
+// RunProbeLeft runs a pipeline over the left join of probe and build (see
+// gpu.LeftProbeRunner) as RunProbe runs one over the inner join: the hash
+// table over build, then the generated kernels of codegen_probe_left.go
+// walk every probe row's matches, write the pairs that the condition and
+// the filter keep, and a padded row for each probe row that none matches.
+func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual); err != nil {
+		return nil, err
+	}
+	if err := gpu.CheckLeftProbe(p, cond, len(probe)); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("run probe (left join): CUDA device is closed")
+	}
+	j, err := d.probeSetup(p, probe, build, probeKeys, buildKeys, nullsEqual)
+	if err != nil {
+		return nil, fmt.Errorf("run probe (left join) %s: %w", p, err)
+	}
+	defer j.release()
+	out, err := d.probeLeft(ctx, p, cond, j)
+	if err != nil {
+		return nil, fmt.Errorf("run probe (left join) %s: %w", p, err)
+	}
+	res := make([]gpu.Column, len(out))
+	for i, c := range out {
+		res[i] = c
+	}
+	return res, nil
+}
+
+// probeLeft runs the kernels. pt, p with cond and p's filter as one
+// conjunction, lays out the Args and the string tables of both.
+func (d *Device) probeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, j *probeJoin) (out []*column, err error) {
+	pt := *p
+	if tests := nonNil(cond, p.Filter); len(tests) > 0 {
+		pt.Filter = gpu.Call(gpu.OpAnd, gpu.Type{Kind: gpu.Bool, Nullable: true}, tests...)
+	}
+	src, err := d.memoEntry(srcKey{p: p, cond: cond, kind: "probe left", extra: fmt.Sprint(j.nprobe)},
+		func() (string, error) { return probeLeftSource(&pt, cond, p.Filter, j.nprobe) })
+	if err != nil {
+		return nil, err
+	}
+	S := sinkWord(&pt)
+	st, mod, err := d.probeModule(&pt, j, src, "rigel_probe_left.cu")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			for _, c := range out {
+				d.freeColumn(c)
+			}
+			out = nil
+		}
+	}()
+	newOut := func(total int) (err error) {
+		out, err = d.probeOutputs(p, j, st, total, "left join")
+		return err
+	}
+	if j.np == 0 {
+		return out, newOut(0)
+	}
+	args, block, err := d.probeArgs(&pt, j, st, uint64(j.np), S+pbOut+2*len(p.Project))
+	if err != nil {
+		return nil, err
+	}
+	if block != 0 {
+		defer d.pool.put(block) // stream order: later users wait for the kernels
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	if err := d.resetStatus(); err != nil {
+		return nil, err
+	}
+	jmod, jargs, ntiles, err := d.probeTable(ctx, j, tmp, nil)
+	if err != nil {
+		return nil, err
+	}
+	pcnt, err := tmp.get(int64(j.np)*4, "probe row output counts")
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, walkArgs(jargs, jargs[jaRep], ntiles, pcnt, 0)...)
+	grid := d.gridFor(ntiles, 1)
+	if err := d.timedLaunch(mod, "rg_probe_count", grid, joinThreads, 0, args); err != nil {
+		return nil, err
+	}
+	err = d.probeWrite(ctx, mod, jmod, jargs, args, ntiles, S, src.raises, newOut, &out)
+	return out, err
+}
