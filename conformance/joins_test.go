@@ -58,6 +58,10 @@ func checkJoinShapes(t *testing.T, dev gpu.Device, where duckdbbridge.Where) {
 			"SELECT c_count, count(*) FROM (SELECT n_nationkey, count(s_suppkey) AS c_count FROM nation LEFT JOIN supplier " +
 				"ON n_nationkey = s_nationkey AND s_acctbal > 9950 GROUP BY 1) GROUP BY 1 ORDER BY 1",
 			"ProbePipeline left", "HashJoin"},
+		{"a right join, as a left one",
+			"SELECT n_name, count(s_suppkey) FROM (SELECT * FROM supplier WHERE s_acctbal > 9950) s RIGHT JOIN nation " +
+				"ON s_nationkey = n_nationkey GROUP BY 1 ORDER BY 1",
+			"ProbePipeline left", "HashJoin"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

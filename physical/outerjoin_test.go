@@ -106,3 +106,65 @@ func joinKind(n Node) string {
 	}
 	return fmt.Sprintf("%T", n)
 }
+
+// A right join runs as the left join of its swapped sides (fused on a
+// device with RunProbeLeft), under a pipeline or alone, and gives the
+// right join's rows.
+func TestRightJoinRunsAsLeft(t *testing.T) {
+	ni64 := i64.WithNullable(true)
+	col := func(c int) *gpu.Expr { return gpu.Col(c, ni64) }
+	cnst := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
+	plan := func(nl, nr int, filter *gpu.Expr, agg, residual, bare bool) Node {
+		l, r := probeSides(nl, nr)
+		j := &Join{Left: l, Right: r, Type: JoinRight, LeftKeys: []int{0}, RightKeys: []int{0}}
+		if residual {
+			j.Residual = gpu.Call(gpu.OpLt, pbool, col(1), gpu.Call(gpu.OpAdd, ni64, col(3), cnst(200)))
+		}
+		if bare {
+			return j
+		}
+		p := &gpu.Pipeline{Inputs: j.OutputTypes(), Filter: filter, Sink: gpu.SinkMaterialize,
+			Project: []*gpu.Expr{col(3), col(1), gpu.Call(gpu.OpAdd, ni64, col(2), col(0))}}
+		if agg {
+			p.Sink, p.Keys = gpu.SinkAggregate, []int{0}
+			p.Aggs = []gpu.Agg{{Kind: gpu.AggCountStar, Type: i64}, {Kind: gpu.AggCount, Arg: 1, Type: i64}}
+		}
+		return &Pipeline{Input: j, Pipe: p}
+	}
+	filters := map[string]*gpu.Expr{
+		"none":                   nil,
+		"a right test":           gpu.Call(gpu.OpGt, pbool, col(3), cnst(50)),
+		"left side null (anti)":  gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, col(1)),
+		"compares sides (inner)": gpu.Call(gpu.OpGt, pbool, col(3), col(1)),
+	}
+	h := host.New()
+	for fname, f := range filters {
+		for _, agg := range []bool{false, true} {
+			for _, residual := range []bool{false, true} {
+				for _, bare := range []bool{false, true} {
+					if bare && (f != nil || agg) {
+						continue
+					}
+					for _, sz := range [][2]int{{40, 60}, {60, 12}, {0, 10}, {10, 0}} {
+						name := fmt.Sprintf("%s/agg=%v/residual=%v/bare=%v/%dx%d", fname, agg, residual, bare, sz[0], sz[1])
+						t.Run(name, func(t *testing.T) {
+							want := runRows(t, h, plan(sz[0], sz[1], f, agg, residual, bare))
+							if sz == [2]int{40, 60} && len(want) == 0 {
+								t.Fatal("no row: the case would prove little")
+							}
+							root := FuseProbes(plan(sz[0], sz[1], f, agg, residual, bare))
+							if k := joinKind(root); k == "right" {
+								t.Fatalf("the right join stayed one:\n%s", Explain(root, "host"))
+							}
+							for _, dev := range []gpu.Device{h, noProbe{h}} {
+								if got := runRows(t, dev, root); fmt.Sprint(got) != fmt.Sprint(want) {
+									t.Fatalf("device %T: got %d rows %v\nwant %d rows %v\n%s", dev, len(got), got, len(want), want, Explain(root, "host"))
+								}
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}

@@ -85,7 +85,7 @@ func FuseProbes(root Node) Node {
 func fuse(n Node) Node {
 	switch x := n.(type) {
 	case *Pipeline:
-		x = simplifyOuterJoin(x) // outerjoin.go
+		x = simplifyOuterJoin(rightAsLeft(x)) // outerjoin.go
 		n = x
 		if j, ok := x.Input.(*Join); ok && fusable(j) && inputsMatch(x.Pipe.Inputs, j.OutputTypes()) {
 			j.Left, j.Right = fuse(j.Left), fuse(j.Right)
@@ -97,6 +97,14 @@ func fuse(n Node) Node {
 		}
 		x.Input = fuse(x.Input)
 	case *Join:
+		if x.Type == JoinRight && len(x.LeftKeys) > 0 {
+			types := x.OutputTypes()
+			proj := make([]*gpu.Expr, len(types))
+			for i, t := range types {
+				proj[i] = gpu.Col(i, t)
+			}
+			return fuse(&Pipeline{Input: x, Pipe: &gpu.Pipeline{Inputs: types, Project: proj, Sink: gpu.SinkMaterialize}})
+		}
 		x.Left, x.Right = fuse(x.Left), fuse(x.Right)
 		if countable(x) {
 			return newCountJoin(x)
@@ -132,6 +140,23 @@ func fuse(n Node) Node {
 }
 
 func fusable(j *Join) bool { return j.Type == JoinInner && len(j.LeftKeys) > 0 }
+
+// rightAsLeft returns x with a right equi-join below it turned into the
+// left join of the swapped sides, x's column references renumbered
+// (swapSides) so that it reads the same columns: right joins then take
+// the left joins' way (simplified by the filter, fused).
+func rightAsLeft(x *Pipeline) *Pipeline {
+	j, ok := x.Input.(*Join)
+	if !ok || j.Type != JoinRight || len(j.LeftKeys) == 0 || !inputsMatch(x.Pipe.Inputs, j.OutputTypes()) {
+		return x
+	}
+	nl, nr := len(j.Left.OutputTypes()), len(j.Right.OutputTypes())
+	left := &Join{Left: j.Right, Right: j.Left, Type: JoinLeft, LeftKeys: j.RightKeys, RightKeys: j.LeftKeys, NullsEqual: j.NullsEqual}
+	if j.Residual != nil {
+		left.Residual = swapSides(&gpu.Pipeline{Inputs: make([]gpu.Type, nl+nr), Filter: j.Residual}, nl, nr).Filter
+	}
+	return &Pipeline{Input: left, Pipe: swapSides(x.Pipe, nl, nr)}
+}
 
 // leftSwapRatio: a left join whose right side has more than this many
 // times the left side's rows builds its hash table on the left side, as a
