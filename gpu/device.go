@@ -20,6 +20,10 @@ var (
 	ErrUnsupported = errors.New("not supported on this device")
 	// ErrNoDevice: no usable GPU (driver, library or card missing).
 	ErrNoDevice = errors.New("no GPU available")
+	// ErrSubqueryRows: a single join (RunProbeLeft) found more than one
+	// matching row for a probe row. DuckDB's own error for a scalar
+	// subquery that returned more than one row, word for word.
+	ErrSubqueryRows = errors.New("More than one row returned by a subquery used as an expression - scalar subqueries can only return a single row")
 )
 
 // Column is a device-resident column produced by one Device and usable only

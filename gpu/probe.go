@@ -70,7 +70,7 @@ func CheckProbeShape(p *Pipeline, probe, build []Column, probeKeys, buildKeys []
 // LeftProbeRunner is a ProbeRunner that also runs a pipeline over a LEFT
 // join, probe side preserved:
 //
-//	RunProbeLeft(p, cond, probe, build, probeKeys, buildKeys, nullsEqual)
+//	RunProbeLeft(p, cond, single, probe, build, probeKeys, buildKeys, nullsEqual)
 //
 // returns exactly
 //
@@ -83,8 +83,10 @@ func CheckProbeShape(p *Pipeline, probe, build []Column, probeKeys, buildKeys []
 // ErrUnsupported), and p.Inputs declares every build column nullable:
 // padded rows hold nulls there. cond, a join's residual, only decides
 // which pairs match; p.Filter runs over the output rows, padded ones too.
+// With single (a scalar subquery's join), a probe row with more than one
+// such pair is an error: ErrSubqueryRows.
 type LeftProbeRunner interface {
-	RunProbeLeft(ctx context.Context, p *Pipeline, cond *Expr, probe, build []Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]Column, error)
+	RunProbeLeft(ctx context.Context, p *Pipeline, cond *Expr, single bool, probe, build []Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]Column, error)
 }
 
 // CheckLeftProbe checks what RunProbeLeft adds to CheckProbeShape.

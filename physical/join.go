@@ -2,7 +2,6 @@ package physical
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -36,8 +35,9 @@ var joinTypeNames = map[JoinType]string{
 func (t JoinType) String() string { return joinTypeNames[t] }
 
 // ErrSubqueryRows is DuckDB's error for a scalar subquery that returned
-// more than one row; the engine reports it as the query's error.
-var ErrSubqueryRows = errors.New("More than one row returned by a subquery used as an expression - scalar subqueries can only return a single row")
+// more than one row; the engine reports it as the query's error. Devices
+// report it as gpu.ErrSubqueryRows, the same error.
+var ErrSubqueryRows = gpu.ErrSubqueryRows
 
 // Join matches the rows of Left and Right whose key columns are equal (all
 // of them; a null key matches only where NullsEqual says so) and for which

@@ -1,6 +1,8 @@
 package physical
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -165,6 +167,59 @@ func TestRightJoinRunsAsLeft(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// A single join (a scalar subquery's) runs through the left join's path:
+// the left join's rows where no left row matches twice, DuckDB's error
+// where one does; fused on the host device, composed without RunProbeLeft.
+func TestSingleJoinFused(t *testing.T) {
+	h := host.New()
+	for _, sz := range [][2]int{{30, 6}, {30, 20}, {0, 6}, {10, 0}} { // 6 right rows: distinct keys
+		for _, agg := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%dx%d/agg=%v", sz[0], sz[1], agg), func(t *testing.T) {
+				plan := func() Node {
+					l, r := probeSides(sz[0], sz[1])
+					j := &Join{Left: l, Right: r, Type: JoinSingle, LeftKeys: []int{0}, RightKeys: []int{0}}
+					p := &gpu.Pipeline{Inputs: j.OutputTypes(), Sink: gpu.SinkMaterialize,
+						Project: []*gpu.Expr{gpu.Col(1, i64), gpu.Col(3, i64.WithNullable(true))}}
+					if agg {
+						p.Sink, p.Keys = gpu.SinkAggregate, []int{1}
+						p.Aggs = []gpu.Agg{{Kind: gpu.AggCountStar, Type: i64}}
+					}
+					return &Pipeline{Input: j, Pipe: p}
+				}
+				root := FuseProbes(plan())
+				if k := joinKind(root); k != "single" {
+					t.Fatalf("got %s:\n%s", k, Explain(root, "host"))
+				}
+				x := &Executor{Dev: h, Cache: NewColumnCache()}
+				names := make([]string, len(root.OutputTypes()))
+				for i := range names {
+					names[i] = fmt.Sprint("c", i)
+				}
+				rec, _, err := x.Run(context.Background(), plan(), names) // composed
+				if err != nil {
+					if !errors.Is(err, ErrSubqueryRows) || sz[1] <= 6 {
+						t.Fatalf("composed: %v", err)
+					}
+					for _, dev := range []gpu.Device{h, noProbe{h}} {
+						x := &Executor{Dev: dev, Cache: NewColumnCache()}
+						if _, _, err := x.Run(context.Background(), root, names); !errors.Is(err, ErrSubqueryRows) {
+							t.Fatalf("device %T: got %v, want the subquery error", dev, err)
+						}
+					}
+					return
+				}
+				rec.Release()
+				want := runRows(t, h, plan())
+				for _, dev := range []gpu.Device{h, noProbe{h}} {
+					if got := runRows(t, dev, root); fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Fatalf("device %T: got %v, want %v", dev, got, want)
+					}
+				}
+			})
 		}
 	}
 }

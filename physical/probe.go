@@ -45,7 +45,7 @@ func (p *ProbePipeline) Describe() string {
 	if p.Join.Residual != nil { // a left join's condition (an inner join's is in the filter)
 		s += " where " + p.Join.Residual.String()
 	}
-	if p.Join.Type == JoinLeft {
+	if fusableLeft(p.Join) {
 		s += fmt.Sprintf(" (when the right side has more than %d times the left side's rows, the join runs unfused, its hash table on the left)", leftSwapRatio)
 	}
 	if p.fold != nil {
@@ -186,11 +186,14 @@ func fuseLeft(j *Join, p *gpu.Pipeline) Node {
 	return &Pipeline{Input: &ProbePipeline{Join: j, Pipe: mat}, Pipe: &agg}
 }
 
-// fusableLeft: a left equi-join runs as a ProbePipeline too, on a device
-// that implements gpu.LeftProbeRunner: its residual stays the join's
+// fusableLeft: a left equi-join (or a single join: a left join whose
+// rows match at most once, a scalar subquery's) runs as a ProbePipeline
+// too, on a device that implements gpu.LeftProbeRunner: its residual stays the join's
 // condition (it decides which pairs match, not which rows are kept), the
 // pipeline materializes, and the hash table stays on the right side.
-func fusableLeft(j *Join) bool { return j.Type == JoinLeft && len(j.LeftKeys) > 0 }
+func fusableLeft(j *Join) bool {
+	return (j.Type == JoinLeft || j.Type == JoinSingle) && len(j.LeftKeys) > 0
+}
 
 // inputsMatch: the pipeline reads the join's columns as they are (a
 // non-nullable column may feed an input declared nullable).
@@ -252,10 +255,11 @@ func (r *run) probePipeline(ctx context.Context, x *ProbePipeline, left, right [
 		sides[f.side] = filtered
 		left, right = sides[0], sides[1]
 	}
-	leftSwap := x.Join.Type == JoinLeft && rowCount(right) > leftSwapRatio*rowCount(left)
-	if lr, ok := r.x.Dev.(gpu.LeftProbeRunner); ok && x.Join.Type == JoinLeft && !leftSwap {
+	leftJoin := x.Join.Type == JoinLeft || x.Join.Type == JoinSingle
+	leftSwap := leftJoin && rowCount(right) > leftSwapRatio*rowCount(left)
+	if lr, ok := r.x.Dev.(gpu.LeftProbeRunner); ok && leftJoin && !leftSwap {
 		j := x.Join
-		out, err := lr.RunProbeLeft(ctx, x.Pipe, j.Residual, left, right, j.LeftKeys, j.RightKeys, j.NullsEqual)
+		out, err := lr.RunProbeLeft(ctx, x.Pipe, j.Residual, j.Type == JoinSingle, left, right, j.LeftKeys, j.RightKeys, j.NullsEqual)
 		if err == nil {
 			return r.keep(out), nil
 		}

@@ -20,7 +20,7 @@ import (
 // pipeline's filter: it lays out the Args (its string tables cover both)
 // and gives the inputs; cond and filter (either may be nil: true) are the
 // parts generated apart.
-func probeLeftSource(pt *gpu.Pipeline, cond, filter *gpu.Expr, np int) (string, error) {
+func probeLeftSource(pt *gpu.Pipeline, cond, filter *gpu.Expr, single bool, np int) (string, error) {
 	if pt.Sink != gpu.SinkMaterialize {
 		return "", fmt.Errorf("left join probe kernels for sink %d: %w", pt.Sink, gpu.ErrUnsupported)
 	}
@@ -39,15 +39,19 @@ func probeLeftSource(pt *gpu.Pipeline, cond, filter *gpu.Expr, np int) (string, 
 		// Every pair is written, and a row without one once: the counts
 		// are the chain lengths (join.cu's clen), no walk needed.
 		fmt.Fprintf(&b, "      if (ix < n) {\n        const int32_t rr = rep[ix];\n        const uint32_t cnt = rr < 0 || unique ? 1u : ((const uint32_t *)A.a[%d])[rr];\n", S+pbClen)
+		if single {
+			b.WriteString("        if (cnt > 1) rg_raise(status, RG_SUBQUERY_ROWS);\n")
+		}
 		b.WriteString("        pcnt[ix] = cnt;\n        sum += cnt;\n      }\n    }\n")
 		return leftWrite(&b, pt, cond, filter, np, S)
 	}
-	b.WriteString("      if (ix < n) {\n        uint32_t cnt = 0;\n        bool m = false;\n        const int32_t rr = rep[ix];\n        const long long i = ix;\n        (void)i;\n")
+	b.WriteString("      if (ix < n) {\n        uint32_t cnt = 0, matches = 0;\n        bool m = false;\n        const int32_t rr = rep[ix];\n        const long long i = ix;\n        (void)i;\n")
 	g, err := leftWalk(&b, pt, cond, filter, np, nonNil(tests...))
 	if err != nil {
 		return "", err
 	}
 	g.line("cnt += pass;")
+	g.line("matches++;")
 	g.indent = g.indent[:len(g.indent)-2]
 	g.line("}")
 	b.WriteString("          }\n        }\n        if (!m) {\n")
@@ -57,7 +61,13 @@ func probeLeftSource(pt *gpu.Pipeline, cond, filter *gpu.Expr, np int) (string, 
 	}); err != nil {
 		return "", err
 	}
-	b.WriteString("        }\n        pcnt[ix] = cnt;\n        sum += cnt;\n      }\n    }\n")
+	b.WriteString("        }\n")
+	if single {
+		b.WriteString("        if (matches > 1) rg_raise(status, RG_SUBQUERY_ROWS);\n")
+	} else {
+		b.WriteString("        (void)matches;\n")
+	}
+	b.WriteString("        pcnt[ix] = cnt;\n        sum += cnt;\n      }\n    }\n")
 	return leftWrite(&b, pt, cond, filter, np, S)
 }
 

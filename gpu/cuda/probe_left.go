@@ -14,7 +14,7 @@ var _ gpu.LeftProbeRunner = (*Device)(nil)
 // table over build, then the generated kernels of codegen_probe_left.go
 // walk every probe row's matches, write the pairs that the condition and
 // the filter keep, and a padded row for each probe row that none matches.
-func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
+func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, single bool, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Ex
 		return nil, fmt.Errorf("run probe (left join) %s: %w", p, err)
 	}
 	defer j.release()
-	out, err := d.probeLeft(ctx, p, cond, j)
+	out, err := d.probeLeft(ctx, p, cond, single, j)
 	if err != nil {
 		return nil, fmt.Errorf("run probe (left join) %s: %w", p, err)
 	}
@@ -47,13 +47,13 @@ func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Ex
 
 // probeLeft runs the kernels. pt, p with cond and p's filter as one
 // conjunction, lays out the Args and the string tables of both.
-func (d *Device) probeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, j *probeJoin) (out []*column, err error) {
+func (d *Device) probeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, single bool, j *probeJoin) (out []*column, err error) {
 	pt := *p
 	if tests := nonNil(cond, p.Filter); len(tests) > 0 {
 		pt.Filter = gpu.Call(gpu.OpAnd, gpu.Type{Kind: gpu.Bool, Nullable: true}, tests...)
 	}
-	src, err := d.memoEntry(srcKey{p: p, cond: cond, kind: "probe left", extra: fmt.Sprint(j.nprobe)},
-		func() (string, error) { return probeLeftSource(&pt, cond, p.Filter, j.nprobe) })
+	src, err := d.memoEntry(srcKey{p: p, cond: cond, kind: "probe left", extra: fmt.Sprint(j.nprobe, single)},
+		func() (string, error) { return probeLeftSource(&pt, cond, p.Filter, single, j.nprobe) })
 	if err != nil {
 		return nil, err
 	}

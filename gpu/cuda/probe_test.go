@@ -167,7 +167,7 @@ func TestProbeCountsGPU(t *testing.T) { devicetest.ProbeCounts(t, host.New(), op
 // TestNVRTCCompilesLeftProbeKernels compiles the left join probe kernels
 // (codegen_probe_left.go) of every materializing probe sample, its build
 // columns declared nullable, without a condition and with the sample's
-// filter as the condition.
+// filter as the condition, as a left and as a single join.
 func TestNVRTCCompilesLeftProbeKernels(t *testing.T) {
 	skipNoNVRTC(t)
 	n := 0
@@ -185,12 +185,14 @@ func TestNVRTCCompilesLeftProbeKernels(t *testing.T) {
 			if tests := nonNil(cond, p.Filter); len(tests) > 0 {
 				pt.Filter = gpu.Call(gpu.OpAnd, gpu.Type{Kind: gpu.Bool, Nullable: true}, tests...)
 			}
-			src, err := probeLeftSource(&pt, cond, p.Filter, s.np)
-			if err != nil {
-				t.Fatalf("%s: generate: %v", s.name, err)
+			for _, single := range []bool{false, true} {
+				src, err := probeLeftSource(&pt, cond, p.Filter, single, s.np)
+				if err != nil {
+					t.Fatalf("%s: generate: %v", s.name, err)
+				}
+				compileClean(t, fmt.Sprintf("%s_left%d.cu", s.name, n), src)
+				n++
 			}
-			compileClean(t, fmt.Sprintf("%s_left%d.cu", s.name, n), src)
-			n++
 		}
 	}
 	if n < 10 {

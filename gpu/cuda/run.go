@@ -132,8 +132,12 @@ func raisesFlags(src string) bool {
 	return strings.Contains(strings.TrimPrefix(src, preludeSrc), "status")
 }
 
-// statusNullNotNullable is prelude.cuh's RG_NULL_NOT_NULLABLE.
-const statusNullNotNullable = 32
+// statusNullNotNullable and statusSubqueryRows are prelude.cuh's
+// RG_NULL_NOT_NULLABLE and RG_SUBQUERY_ROWS.
+const (
+	statusNullNotNullable = 32
+	statusSubqueryRows    = 64
+)
 
 // resetStatus clears the flag word kernels raise errors in.
 func (d *Device) resetStatus() error { return d.cx.memset(d.status, 0, 8, d.stream) }
@@ -155,6 +159,8 @@ func (d *Device) checkStatus() (tableFull bool, err error) {
 		return false, fmt.Errorf("decimal to float conversion of a value beyond the exactly convertible range: %w", gpu.ErrUnsupported)
 	case f&statusNullNotNullable != 0:
 		return false, errors.New("a null where the output type is not nullable (an aggregate of no rows, or a null group key)")
+	case f&statusSubqueryRows != 0:
+		return false, gpu.ErrSubqueryRows
 	}
 	return f&4 != 0, nil
 }

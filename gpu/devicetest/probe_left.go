@@ -2,6 +2,7 @@ package devicetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -86,7 +87,7 @@ func probeLeft(t *testing.T, ref, dev gpu.Device) {
 					joined := gatherLeft(t, ref, refCols, pairs)
 					for pi, p := range pipes {
 						want := RunPipeline(t, ref, p, joined)
-						out, err := lr.RunProbeLeft(context.Background(), p, c.e, devCols[:4], devCols[4:], ks.probe, ks.build, ks.nullsEqual)
+						out, err := lr.RunProbeLeft(context.Background(), p, c.e, false, devCols[:4], devCols[4:], ks.probe, ks.build, ks.nullsEqual)
 						if err != nil {
 							t.Fatalf("condition %s, pipeline %d (%s): %v", c.name, pi, p, err)
 						}
@@ -97,6 +98,7 @@ func probeLeft(t *testing.T, ref, dev gpu.Device) {
 							t.Fatalf("condition %s, pipeline %d (%s), %d rows: %v", c.name, pi, p, len(pairs), err)
 						}
 					}
+					checkSingle(t, ref, lr, dev, pipes[0], c.e, pairs, joined, devCols, ks.probe, ks.build, ks.nullsEqual)
 					ReleaseCols(joined)
 				}
 			})
@@ -123,12 +125,41 @@ func probeLeft(t *testing.T, ref, dev gpu.Device) {
 						err = &panicError{r}
 					}
 				}()
-				return lr.RunProbeLeft(context.Background(), c.p, c.cond, cols[:4], cols[4:], []int{0}, []int{0}, nil)
+				return lr.RunProbeLeft(context.Background(), c.p, c.cond, false, cols[:4], cols[4:], []int{0}, []int{0}, nil)
 			}()
 			ReleaseCols(out)
 			expectError(t, err, c.what)
 		}
 	})
+}
+
+// checkSingle runs p as a single join (a scalar subquery's): an error
+// wrapping gpu.ErrSubqueryRows where a probe row has two pairs, else the
+// left join's rows.
+func checkSingle(t *testing.T, ref gpu.Device, lr gpu.LeftProbeRunner, dev gpu.Device, p *gpu.Pipeline, cond *gpu.Expr, pairs [][2]int64, joined, devCols []gpu.Column, pk, bk []int, ne []bool) {
+	t.Helper()
+	seen := map[int64]bool{}
+	twice := false
+	for _, pr := range pairs {
+		twice = twice || seen[pr[0]]
+		seen[pr[0]] = true
+	}
+	out, err := lr.RunProbeLeft(context.Background(), p, cond, true, devCols[:4], devCols[4:], pk, bk, ne)
+	if twice {
+		ReleaseCols(out)
+		if !errors.Is(err, gpu.ErrSubqueryRows) {
+			t.Fatalf("single join with a row matched twice: got %v, want gpu.ErrSubqueryRows", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("single join: %v", err)
+	}
+	got := Rows(t, dev, out)
+	ReleaseCols(out)
+	if err := EqualRows(got, RunPipeline(t, ref, p, joined), false, 0); err != nil {
+		t.Fatalf("single join: %v", err)
+	}
 }
 
 // leftPairs is the left join from the inner pairs: those keep holds, then

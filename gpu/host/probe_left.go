@@ -13,7 +13,7 @@ var _ gpu.LeftProbeRunner = (*Device)(nil)
 // gpu.LeftProbeRunner), composed of the primitives that define it: the
 // pairs, those that cond keeps, the probe rows left without one paired
 // with -1, both sides gathered (the build side padded), then Run.
-func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
+func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, single bool, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
 	if err := d.checkOpen("run probe (left join)"); err != nil {
 		return nil, err
 	}
@@ -41,6 +41,9 @@ func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Ex
 		return nil, err
 	}
 	held = append(held, lost)
+	if single && pi.Len() > probe[0].Len()-lost.Len() { // a matched row with two pairs
+		return nil, fmt.Errorf("run probe (single join): %w", gpu.ErrSubqueryRows)
+	}
 	none := make([]int64, lost.Len())
 	for i := range none {
 		none[i] = -1

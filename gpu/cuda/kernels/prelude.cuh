@@ -24,6 +24,7 @@ struct Args { uint64_t a[256]; };
 #define RG_DOMAIN 8u // an argument outside its function's domain (gpu.ErrDomain)
 // 16 is join.cu's RG_BAD_INDEX.
 #define RG_NULL_NOT_NULLABLE 32u
+#define RG_SUBQUERY_ROWS 64u // a single join's probe row matched twice (gpu.ErrSubqueryRows)
 
 __device__ __forceinline__ void rg_raise(uint32_t *st, uint32_t bit) { atomicOr(st, bit); }
 
