@@ -7,7 +7,7 @@
 #   serve: the Flight SQL server on loopback answering TPC-H SF1 through the
 #          GPU, 1 client and 16 at once (rigel bench serve); SF10 Q1/Q6 too
 #          with RIGEL_SERVE_SF10=1
-#   sanitize: compute-sanitizer memcheck over the CUDA device battery (short)
+#   sanitize: compute-sanitizer memcheck over the CUDA device battery and the probe batteries (short)
 #   sanitize-tpch: compute-sanitizer memcheck, then racecheck, over the 22
 #          TPC-H queries at SF1 on the GPU (TestTPCHCuda)
 #   trace: per-node and per-kernel times (RIGEL_TRACE=1) of the queries in
@@ -79,7 +79,7 @@ if has sanitize; then
   if [ -z "$cs" ]; then
     echo "compute-sanitizer not found"
   else
-    step memcheck "$cs" --tool memcheck --leak-check full --error-exitcode 3 ./cuda.test -test.run 'TestBattery|TestThreadHopping' -test.short -test.count=1
+    step memcheck "$cs" --tool memcheck --leak-check full --error-exitcode 3 ./cuda.test -test.run 'TestBattery|TestThreadHopping|TestProbeGPU|TestProbeCountsGPU' -test.short -test.count=1
     grep -E "ERROR SUMMARY|LEAK SUMMARY|^(--- FAIL|FAIL|ok|PASS)" "$out/memcheck.log" | tail -8
   fi
 fi
