@@ -168,9 +168,10 @@ __device__ __forceinline__ uint64_t rg_warp_sum64(uint64_t v) {
 // The bytes are read a word at a time: 8-byte aligned loads, shifted into
 // place (rg_strw). The loads stay inside the aligned words that hold a
 // view's bytes, which its upload's allocation covers (UploadStr pads it to
-// 8 bytes). Byte loads made TPC-H Q10's aggregate, whose four string keys
-// come to ~130 bytes a row, latency-bound (0.48 ms, ncu in session 19
-// device run 2).
+// 8 bytes): one load for eight bytes. On TPC-H Q10, whose
+// four string group keys come to ~130 bytes a row, the kernels' time did
+// not move measurably (2.03 -> 2.02 ms, session 19 device runs 2 and 3;
+// its aggregate ran at 24% occupancy with 87 registers a thread, ncu).
 struct rg_strw {
     const uint64_t *w; // the aligned word holding the first byte
     uint32_t sh, len;  // the first byte's bit offset in it; the length
