@@ -56,11 +56,8 @@ func newCountJoin(j *Join) *CountJoin {
 	keep := &gpu.Pipeline{
 		Inputs:  append(append([]gpu.Type(nil), lt...), gpu.JoinIndexType),
 		Filter:  gpu.Call(op, boolT, count, gpu.Const(gpu.JoinIndexType, gpu.Value{I64: 0})),
-		Project: make([]*gpu.Expr, len(lt)),
+		Project: identityProject(lt),
 		Sink:    gpu.SinkMaterialize,
-	}
-	for i, t := range lt {
-		keep.Project[i] = gpu.Col(i, t)
 	}
 	return &CountJoin{Join: j, cond: cond, keep: keep}
 }

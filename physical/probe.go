@@ -98,24 +98,14 @@ func fuse(n Node) Node {
 		x.Input = fuse(x.Input)
 	case *Join:
 		if x.Type == JoinRight && len(x.LeftKeys) > 0 {
-			types := x.OutputTypes()
-			proj := make([]*gpu.Expr, len(types))
-			for i, t := range types {
-				proj[i] = gpu.Col(i, t)
-			}
-			return fuse(&Pipeline{Input: x, Pipe: &gpu.Pipeline{Inputs: types, Project: proj, Sink: gpu.SinkMaterialize}})
+			return fuse(&Pipeline{Input: x, Pipe: identityPipeline(x.OutputTypes())})
 		}
 		x.Left, x.Right = fuse(x.Left), fuse(x.Right)
 		if countable(x) {
 			return newCountJoin(x)
 		}
 		if fusable(x) || fusableLeft(x) {
-			types := x.OutputTypes()
-			proj := make([]*gpu.Expr, len(types))
-			for i, t := range types {
-				proj[i] = gpu.Col(i, t)
-			}
-			p := &gpu.Pipeline{Inputs: types, Project: proj, Sink: gpu.SinkMaterialize}
+			p := identityPipeline(x.OutputTypes())
 			if fusableLeft(x) {
 				return &ProbePipeline{Join: x, Pipe: p}
 			}
@@ -141,6 +131,20 @@ func fuse(n Node) Node {
 
 func fusable(j *Join) bool { return j.Type == JoinInner && len(j.LeftKeys) > 0 }
 
+// identityPipeline materializes columns of types as they are.
+func identityPipeline(types []gpu.Type) *gpu.Pipeline {
+	return &gpu.Pipeline{Inputs: types, Project: identityProject(types), Sink: gpu.SinkMaterialize}
+}
+
+// identityProject reads columns of types in order.
+func identityProject(types []gpu.Type) []*gpu.Expr {
+	out := make([]*gpu.Expr, len(types))
+	for i, t := range types {
+		out[i] = gpu.Col(i, t)
+	}
+	return out
+}
+
 // rightAsLeft returns x with a right equi-join below it turned into the
 // left join of the swapped sides, x's column references renumbered
 // (swapSides) so that it reads the same columns: right joins then take
@@ -153,7 +157,7 @@ func rightAsLeft(x *Pipeline) *Pipeline {
 	nl, nr := len(j.Left.OutputTypes()), len(j.Right.OutputTypes())
 	left := &Join{Left: j.Right, Right: j.Left, Type: JoinLeft, LeftKeys: j.RightKeys, RightKeys: j.LeftKeys, NullsEqual: j.NullsEqual}
 	if j.Residual != nil {
-		left.Residual = swapSides(&gpu.Pipeline{Inputs: make([]gpu.Type, nl+nr), Filter: j.Residual}, nl, nr).Filter
+		left.Residual = gpu.Renumbered(j.Residual, swapRemap(nl, nr))
 	}
 	return &Pipeline{Input: left, Pipe: swapSides(x.Pipe, nl, nr)}
 }
@@ -179,18 +183,16 @@ func fuseLeft(j *Join, p *gpu.Pipeline) Node {
 	mat := &gpu.Pipeline{Inputs: p.Inputs, Filter: p.Filter, Project: p.Project, Sink: gpu.SinkMaterialize}
 	types := mat.OutputTypes()
 	agg := *p
-	agg.Inputs, agg.Filter, agg.Project = types, nil, make([]*gpu.Expr, len(types))
-	for i, t := range types {
-		agg.Project[i] = gpu.Col(i, t)
-	}
+	agg.Inputs, agg.Filter, agg.Project = types, nil, identityProject(types)
 	return &Pipeline{Input: &ProbePipeline{Join: j, Pipe: mat}, Pipe: &agg}
 }
 
 // fusableLeft: a left equi-join (or a single join: a left join whose
 // rows match at most once, a scalar subquery's) runs as a ProbePipeline
-// too, on a device that implements gpu.LeftProbeRunner: its residual stays the join's
-// condition (it decides which pairs match, not which rows are kept), the
-// pipeline materializes, and the hash table stays on the right side.
+// too, on a device that implements gpu.LeftProbeRunner: its residual
+// stays the join's condition (it decides which pairs match, not which rows
+// are kept), the pipeline materializes, and the hash table stays on the
+// right side.
 func fusableLeft(j *Join) bool {
 	return (j.Type == JoinLeft || j.Type == JoinSingle) && len(j.LeftKeys) > 0
 }
@@ -255,7 +257,7 @@ func (r *run) probePipeline(ctx context.Context, x *ProbePipeline, left, right [
 		sides[f.side] = filtered
 		left, right = sides[0], sides[1]
 	}
-	leftJoin := x.Join.Type == JoinLeft || x.Join.Type == JoinSingle
+	leftJoin := fusableLeft(x.Join)
 	leftSwap := leftJoin && rowCount(right) > leftSwapRatio*rowCount(left)
 	if lr, ok := r.x.Dev.(gpu.LeftProbeRunner); ok && leftJoin && !leftSwap {
 		j := x.Join
@@ -314,9 +316,9 @@ func (r *run) runProbe(ctx context.Context, pr gpu.ProbeRunner, x *ProbePipeline
 	return pr.RunProbe(ctx, swapped, right, left, j.RightKeys, j.LeftKeys, j.NullsEqual)
 }
 
-// swapSides returns p reading Right's nr columns then Left's nl columns
-// where it read Left's then Right's.
-func swapSides(p *gpu.Pipeline, nl, nr int) *gpu.Pipeline {
+// swapRemap maps column references over Left's nl columns then Right's nr
+// to the same columns with Right's first.
+func swapRemap(nl, nr int) map[int]int {
 	remap := make(map[int]int, nl+nr)
 	for i := 0; i < nl; i++ {
 		remap[i] = nr + i
@@ -324,6 +326,13 @@ func swapSides(p *gpu.Pipeline, nl, nr int) *gpu.Pipeline {
 	for i := 0; i < nr; i++ {
 		remap[nl+i] = i
 	}
+	return remap
+}
+
+// swapSides returns p reading Right's nr columns then Left's nl columns
+// where it read Left's then Right's.
+func swapSides(p *gpu.Pipeline, nl, nr int) *gpu.Pipeline {
+	remap := swapRemap(nl, nr)
 	cp := *p
 	cp.Inputs = append(append([]gpu.Type(nil), p.Inputs[nl:]...), p.Inputs[:nl]...)
 	if p.Filter != nil {

@@ -167,6 +167,17 @@ func buildStrTables(p *gpu.Pipeline, cols []*column) (*strTables, error) {
 	return st, nil
 }
 
+// checkDictProjections refuses a Dict projection of p that reads no dict
+// column of cols: its output would have no dictionary.
+func (st *strTables) checkDictProjections(p *gpu.Pipeline, cols []*column) error {
+	for _, e := range p.Project {
+		if e.Type.Kind == gpu.Dict && st.dictOf(e, cols) == nil {
+			return fmt.Errorf("dict projection %s reads no dict column: %w", e, gpu.ErrUnsupported)
+		}
+	}
+	return nil
+}
+
 // dictOf is the dictionary of a Dict expression, OpStrMap results included.
 // A CASE takes its dictionary from its value branches only: a condition
 // may compare another string column, whose dictionary is not the result's.

@@ -292,11 +292,12 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 		}
 	}()
 	newOut := func(total int) (err error) {
-		out, err = d.probeOutputs(p, j, st, total, "probe pipeline")
+		out, err = d.projectOutputs(p, j.cols, st, total, "probe pipeline")
 		return err
 	}
 	if j.np == 0 || j.nb == 0 {
-		return out, newOut(0)
+		err = newOut(0)
+		return out, err
 	}
 
 	args, block, err := d.probeArgs(p, j, st, uint64(j.np), S+pbOut+2*len(p.Project))
@@ -389,30 +390,11 @@ func (d *Device) probeModule(p *gpu.Pipeline, j *probeJoin, src *srcEntry, file 
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, e := range p.Project {
-		if e.Type.Kind == gpu.Dict && st.dictOf(e, j.cols) == nil {
-			return nil, nil, fmt.Errorf("dict projection %s reads no dict column: %w", e, gpu.ErrUnsupported)
-		}
+	if err := st.checkDictProjections(p, j.cols); err != nil {
+		return nil, nil, err
 	}
 	mod, err := d.entryModule(src, file)
 	return st, mod, err
-}
-
-// probeOutputs allocates the output columns of p's projections, total
-// rows each (what names them in errors); none on error.
-func (d *Device) probeOutputs(p *gpu.Pipeline, j *probeJoin, st *strTables, total int, what string) ([]*column, error) {
-	var out []*column
-	for k, e := range p.Project {
-		c, err := d.newExprOutput(e, total, j.cols, st, fmt.Sprintf("%s output #%d (%d rows)", what, k, total))
-		if err != nil {
-			for _, c := range out {
-				d.freeColumn(c)
-			}
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }
 
 // probeAggregate runs a SinkAggregate pipeline over the join's pairs: the

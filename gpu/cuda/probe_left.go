@@ -49,9 +49,7 @@ func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Ex
 // conjunction, lays out the Args and the string tables of both.
 func (d *Device) probeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, single bool, j *probeJoin) (out []*column, err error) {
 	pt := *p
-	if tests := nonNil(cond, p.Filter); len(tests) > 0 {
-		pt.Filter = gpu.Call(gpu.OpAnd, gpu.Type{Kind: gpu.Bool, Nullable: true}, tests...)
-	}
+	pt.Filter = conjunction(nonNil(cond, p.Filter))
 	src, err := d.memoEntry(srcKey{p: p, cond: cond, kind: "probe left", extra: fmt.Sprint(j.nprobe, single)},
 		func() (string, error) { return probeLeftSource(&pt, cond, p.Filter, single, j.nprobe) })
 	if err != nil {
@@ -71,11 +69,12 @@ func (d *Device) probeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr,
 		}
 	}()
 	newOut := func(total int) (err error) {
-		out, err = d.probeOutputs(p, j, st, total, "left join")
+		out, err = d.projectOutputs(p, j.cols, st, total, "left join")
 		return err
 	}
 	if j.np == 0 {
-		return out, newOut(0)
+		err = newOut(0)
+		return out, err
 	}
 	args, block, err := d.probeArgs(&pt, j, st, uint64(j.np), S+pbOut+2*len(p.Project))
 	if err != nil {

@@ -182,9 +182,7 @@ func TestNVRTCCompilesLeftProbeKernels(t *testing.T) {
 		}
 		for _, cond := range []*gpu.Expr{nil, p.Filter} {
 			pt := p
-			if tests := nonNil(cond, p.Filter); len(tests) > 0 {
-				pt.Filter = gpu.Call(gpu.OpAnd, gpu.Type{Kind: gpu.Bool, Nullable: true}, tests...)
-			}
+			pt.Filter = conjunction(nonNil(cond, p.Filter))
 			for _, single := range []bool{false, true} {
 				src, err := probeLeftSource(&pt, cond, p.Filter, single, s.np)
 				if err != nil {

@@ -195,10 +195,8 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range p.Project {
-		if e.Type.Kind == gpu.Dict && st.dictOf(e, cols) == nil {
-			return nil, fmt.Errorf("dict projection %s reads no dict column: %w", e, gpu.ErrUnsupported)
-		}
+	if err := st.checkDictProjections(p, cols); err != nil {
+		return nil, err
 	}
 	tmp := &temps{d: d}
 	defer tmp.release()
@@ -250,12 +248,10 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 			}
 			args[S] = offsets
 		}
-		for j, e := range p.Project {
-			c, err := d.newExprOutput(e, total, cols, st, fmt.Sprintf("pipeline output #%d (%d rows)", j, total))
-			if err != nil {
-				return out, err
-			}
-			out = append(out, c)
+		if out, err = d.projectOutputs(p, cols, st, total, "pipeline"); err != nil {
+			return nil, err
+		}
+		for j, c := range out {
 			args[S+2+2*j], args[S+3+2*j] = c.data, c.valid
 		}
 		if total > 0 {
@@ -270,10 +266,21 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 		}
 		return out, nil
 	}
-	for j, e := range p.Project {
-		c, err := d.newExprOutput(e, 0, cols, st, fmt.Sprintf("pipeline output #%d", j))
+	out, err = d.projectOutputs(p, cols, st, 0, "pipeline")
+	return out, err
+}
+
+// projectOutputs allocates the output columns of p's projections over
+// cols, total rows each (what names them in errors); none on error.
+func (d *Device) projectOutputs(p *gpu.Pipeline, cols []*column, st *strTables, total int, what string) ([]*column, error) {
+	var out []*column
+	for k, e := range p.Project {
+		c, err := d.newExprOutput(e, total, cols, st, fmt.Sprintf("%s output #%d (%d rows)", what, k, total))
 		if err != nil {
-			return out, err
+			for _, c := range out {
+				d.freeColumn(c)
+			}
+			return nil, err
 		}
 		out = append(out, c)
 	}
