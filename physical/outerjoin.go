@@ -62,18 +62,21 @@ func antiFromIsNull(x *Pipeline, j *Join, nl int, conj []*gpu.Expr) *Pipeline {
 			return x
 		}
 	}
-	test := -1
-	for i, c := range conj {
+	// Every such test holds on the padded rows: all of them go; any other
+	// conjunct that reads the right side keeps the left join.
+	var rest []*gpu.Expr
+	for _, c := range conj {
 		if r, ok := isNullTest(c); ok && r >= nl && r < nl+len(rt) && !rt[r-nl].Nullable {
-			test = i
-		} else if readsColumn(c, right) {
+			continue
+		}
+		if readsColumn(c, right) {
 			return x
 		}
+		rest = append(rest, c)
 	}
-	if test < 0 {
+	if len(rest) == len(conj) {
 		return x
 	}
-	rest := append(append([]*gpu.Expr(nil), conj[:test]...), conj[test+1:]...)
 	p := *x.Pipe
 	p.Inputs = x.Pipe.Inputs[:nl]
 	p.Filter = nil

@@ -45,6 +45,7 @@ func TestOuterJoinSimplifies(t *testing.T) {
 		{"right side is null", isNull(3), left, false, "anti"},
 		{"not not null, and a left test", and(notNotNull(3), cmp(gpu.OpGt, col(1), cnst(60))), left, false, "anti"},
 		{"right side is null, aggregated", isNull(3), left, true, "anti"},
+		{"two right columns null", and(isNull(3), notNotNull(3), cmp(gpu.OpGt, col(1), cnst(60))), left, false, "anti"},
 		{"a nullable right column is null", isNull(2), left, false, "left"},
 		{"is null but the right side is read", isNull(3), all, false, "left"},
 		{"null or a left test", or(isNull(3), cmp(gpu.OpGt, col(1), cnst(60))), all, false, "left"},
