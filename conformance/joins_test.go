@@ -15,8 +15,9 @@ import (
 // Joins on the device beyond TPC-H's shapes: string keys of two tables'
 // columns (two dictionaries: the device maps one side's codes into the
 // other's, gpu.DictCodeMap), left joins that the filter above them makes
-// inner or anti (physical/outerjoin.go), and a left join that stays one,
-// fused with the projection above it (gpu.LeftProbeRunner). Each runs whole on the
+// inner or anti (physical/outerjoin.go), a left join that stays one,
+// fused with the projection above it (gpu.LeftProbeRunner), and full
+// joins (physical/fulljoin.go). Each runs whole on the
 // device, gives DuckDB's answer, and EXPLAIN shows the join it became.
 func TestJoinShapes(t *testing.T) { checkJoinShapes(t, host.New(), duckdbbridge.OnHost) }
 
@@ -61,6 +62,19 @@ func checkJoinShapes(t *testing.T, dev gpu.Device, where duckdbbridge.Where) {
 		{"a right join, as a left one",
 			"SELECT n_name, count(s_suppkey) FROM (SELECT * FROM supplier WHERE s_acctbal > 9950) s RIGHT JOIN nation " +
 				"ON s_nationkey = n_nationkey GROUP BY 1 ORDER BY 1",
+			"ProbePipeline left", "HashJoin"},
+		{"a full join, fused", // strings padded on both sides (rows unmatched on each)
+			"SELECT n_name, s_name, s_acctbal FROM (SELECT * FROM nation WHERE n_nationkey < 12) n FULL OUTER JOIN " +
+				"(SELECT * FROM supplier WHERE s_acctbal > 9000) s ON n_nationkey = s_nationkey - 5 ORDER BY 1, 2",
+			"ProbePipeline full", "HashJoin"},
+		{"a full join with a condition, grouped",
+			"SELECT n_regionkey, count(*), count(s_suppkey), sum(s_acctbal) FROM (SELECT * FROM nation WHERE n_nationkey > 3) n FULL JOIN " +
+				"(SELECT * FROM supplier WHERE s_acctbal > 8000) s ON n_nationkey = s_nationkey AND s_acctbal > n_nationkey * 40 + 8500 " +
+				"GROUP BY 1 ORDER BY 1",
+			"ProbePipeline full", "HashJoin"},
+		{"a full join that the filter makes left",
+			"SELECT n_name, s_name FROM nation FULL JOIN (SELECT * FROM supplier WHERE s_acctbal > 9900) s ON n_nationkey = s_nationkey " +
+				"WHERE n_regionkey = 1 ORDER BY 1, 2",
 			"ProbePipeline left", "HashJoin"},
 	}
 	for _, c := range cases {

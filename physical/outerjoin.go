@@ -20,10 +20,14 @@ import "github.com/rigel-db/rigel/gpu"
 //     never leaves null is null keeps exactly the padded rows: when nothing
 //     else reads the right side, the left join is an anti join.
 //
-// The conjuncts that read no right column are evaluated, after the
-// rewrite, on fewer rows (no padded ones, or no matched ones). They must
-// be unable to raise an error (gpu.CannotRaise), so that no error the plan
-// raises is lost.
+// A full join loses the padded rows of each side whose nulls the filter
+// rejects: it becomes a left join, a right join (then run as a left one),
+// or an inner join.
+//
+// The conjuncts that read no column of the padded side are evaluated,
+// after the rewrite, on fewer rows (no padded ones, or no matched ones).
+// They must be unable to raise an error (gpu.CannotRaise), so that no
+// error the plan raises is lost.
 
 // simplifyOuterJoin rewrites x's input join as above where it can, in
 // place, and returns the pipeline that replaces x (x itself, or one over
@@ -49,6 +53,41 @@ func simplifyOuterJoin(x *Pipeline) *Pipeline {
 		}
 	}
 	return antiFromIsNull(x, j, nl, conj)
+}
+
+// simplifyFullJoin rewrites x's input full join, in place, into the
+// join the filter leaves (see above), and returns x.
+func simplifyFullJoin(x *Pipeline) *Pipeline {
+	j, ok := x.Input.(*Join)
+	if !ok || j.Type != JoinFull || x.Pipe.Filter == nil || len(j.LeftKeys) == 0 ||
+		!inputsMatch(x.Pipe.Inputs, j.OutputTypes()) {
+		return x
+	}
+	nl := len(j.Left.OutputTypes())
+	sides := [2]func(int) bool{func(c int) bool { return c < nl }, func(c int) bool { return c >= nl }}
+	conj := conjunctsOf(x.Pipe.Filter)
+	// drops[s]: every row padded on side s goes (the other side's
+	// unmatched rows), and no error is lost with it.
+	var drops [2]bool
+	for s, side := range sides {
+		for _, c := range conj {
+			drops[s] = drops[s] || rejectsNull(c, side)
+		}
+		for _, c := range conj {
+			if !readsColumn(c, side) && !gpu.CannotRaise(c) {
+				drops[s] = false
+			}
+		}
+	}
+	switch {
+	case drops[0] && drops[1]:
+		j.Type = JoinInner
+	case drops[0]: // the right rows without a match go: every left row stays
+		j.Type = JoinLeft
+	case drops[1]:
+		j.Type = JoinRight
+	}
+	return x
 }
 
 // antiFromIsNull is the second rewrite: a conjunct is_null(r) (or

@@ -15,11 +15,14 @@ import (
 // pair index columns and no gathered copies of the joined columns in
 // between. Elsewhere (or where the device refuses the pipeline) it runs as
 // the Join followed by the Pipeline, which is also its definition. A left
-// equi-join runs so too (gpu.LeftProbeRunner), its pipeline materializing.
+// equi-join runs so too (gpu.LeftProbeRunner), its pipeline materializing,
+// and a full one as that left join and its unmatched right rows
+// (fulljoin.go).
 type ProbePipeline struct {
 	// Join is inner, with keys and no residual (FuseProbes folds the
-	// residual into Pipe's filter), or left, with keys and its residual
-	// (no swapped, no fold: the table stays on the right side).
+	// residual into Pipe's filter), or left, single or full, with keys and
+	// its residual (no swapped, no fold: the table stays on the right
+	// side).
 	Join *Join
 	// Pipe runs over the join's output: Left's columns then Right's.
 	Pipe *gpu.Pipeline
@@ -32,6 +35,8 @@ type ProbePipeline struct {
 	// input, that filter evaluated with the join's pipeline (see
 	// probeFold).
 	fold *probeFold
+	// full, for a full join, finds the right rows without a match.
+	full *unmatchedRight
 }
 
 func (p *ProbePipeline) OutputTypes() []gpu.Type { return p.Pipe.OutputTypes() }
@@ -45,7 +50,10 @@ func (p *ProbePipeline) Describe() string {
 	if p.Join.Residual != nil { // a left join's condition (an inner join's is in the filter)
 		s += " where " + p.Join.Residual.String()
 	}
-	if fusableLeft(p.Join) {
+	if fusableOuter(p.Join) {
+		if p.full != nil {
+			s += " (then the right rows without a match, from counts, padded)"
+		}
 		s += fmt.Sprintf(" (when the right side has more than %d times the left side's rows, the join runs unfused, its hash table on the left)", leftSwapRatio)
 	}
 	if p.fold != nil {
@@ -65,13 +73,14 @@ func (p *ProbePipeline) execChildren() []Node {
 	return ch
 }
 
-// FuseProbes rewrites root's inner equi-joins into ProbePipelines: a Join
-// under a Pipeline becomes one ProbePipeline running that pipeline, and a
-// Join under anything else one with an identity projection (its pairs are
-// then written straight into the output columns). Semi and anti equi-joins
-// become CountJoins. Outer and single joins and joins without keys keep
-// the Join node. The rewrite is
-// made in place on the tree translate built, and returns the new root.
+// FuseProbes rewrites root's equi-joins into ProbePipelines: a Join under
+// a Pipeline becomes one ProbePipeline running that pipeline, and a Join
+// under anything else one with an identity projection (its pairs are then
+// written straight into the output columns). Outer joins are first made
+// simpler where the filter above them allows (outerjoin.go) and right
+// joins become left ones; semi and anti equi-joins become CountJoins.
+// Joins without keys keep the Join node. The rewrite is made in place on
+// the tree translate built, and returns the new root.
 //
 // RIGEL_FUSE_PROBES=0 turns the rewrite off (plans keep their Join nodes):
 // a way to compare the two paths, or to step around a fused kernel's bug.
@@ -85,13 +94,13 @@ func FuseProbes(root Node) Node {
 func fuse(n Node) Node {
 	switch x := n.(type) {
 	case *Pipeline:
-		x = simplifyOuterJoin(rightAsLeft(x)) // outerjoin.go
+		x = simplifyOuterJoin(rightAsLeft(simplifyFullJoin(x))) // outerjoin.go
 		n = x
 		if j, ok := x.Input.(*Join); ok && fusable(j) && inputsMatch(x.Pipe.Inputs, j.OutputTypes()) {
 			j.Left, j.Right = fuse(j.Left), fuse(j.Right)
 			return fuseJoin(j, x.Pipe)
 		}
-		if j, ok := x.Input.(*Join); ok && fusableLeft(j) && inputsMatch(x.Pipe.Inputs, j.OutputTypes()) {
+		if j, ok := x.Input.(*Join); ok && fusableOuter(j) && inputsMatch(x.Pipe.Inputs, j.OutputTypes()) {
 			j.Left, j.Right = fuse(j.Left), fuse(j.Right)
 			return fuseLeft(j, x.Pipe)
 		}
@@ -104,12 +113,11 @@ func fuse(n Node) Node {
 		if countable(x) {
 			return newCountJoin(x)
 		}
-		if fusable(x) || fusableLeft(x) {
-			p := identityPipeline(x.OutputTypes())
-			if fusableLeft(x) {
-				return &ProbePipeline{Join: x, Pipe: p}
-			}
-			return fuseJoin(x, p)
+		if fusableOuter(x) {
+			return newOuterProbe(x, identityPipeline(x.OutputTypes()))
+		}
+		if fusable(x) {
+			return fuseJoin(x, identityPipeline(x.OutputTypes()))
 		}
 	case *Sort:
 		x.Input = fuse(x.Input)
@@ -172,29 +180,30 @@ func rightAsLeft(x *Pipeline) *Pipeline {
 // takes 1.8 ms with its gathers (run 8), and Q13 went from 8.2 to 5.9 ms.
 const leftSwapRatio = 4
 
-// fuseLeft builds the node of a left join under pipeline p. An aggregating
-// p is split: its filter and projections run in the probe, which
-// materializes what the aggregate then groups (TPC-H Q13's count of each
-// customer's orders reads two of the join's columns).
+// fuseLeft builds the node of a left, single or full join under pipeline
+// p. An aggregating p is split: its filter and projections run in the
+// probe, which materializes what the aggregate then groups (TPC-H Q13's
+// count of each customer's orders reads two of the join's columns).
 func fuseLeft(j *Join, p *gpu.Pipeline) Node {
 	if p.Sink == gpu.SinkMaterialize {
-		return &ProbePipeline{Join: j, Pipe: p}
+		return newOuterProbe(j, p)
 	}
 	mat := &gpu.Pipeline{Inputs: p.Inputs, Filter: p.Filter, Project: p.Project, Sink: gpu.SinkMaterialize}
 	types := mat.OutputTypes()
 	agg := *p
 	agg.Inputs, agg.Filter, agg.Project = types, nil, identityProject(types)
-	return &Pipeline{Input: &ProbePipeline{Join: j, Pipe: mat}, Pipe: &agg}
+	return &Pipeline{Input: newOuterProbe(j, mat), Pipe: &agg}
 }
 
-// fusableLeft: a left equi-join (or a single join: a left join whose
+// fusableOuter: a left equi-join (or a single join: a left join whose
 // rows match at most once, a scalar subquery's) runs as a ProbePipeline
 // too, on a device that implements gpu.LeftProbeRunner: its residual
 // stays the join's condition (it decides which pairs match, not which rows
 // are kept), the pipeline materializes, and the hash table stays on the
-// right side.
-func fusableLeft(j *Join) bool {
-	return (j.Type == JoinLeft || j.Type == JoinSingle) && len(j.LeftKeys) > 0
+// right side. So does a full equi-join, on a device that is also a
+// gpu.ProbeCounter (fulljoin.go).
+func fusableOuter(j *Join) bool {
+	return (j.Type == JoinLeft || j.Type == JoinSingle || j.Type == JoinFull) && len(j.LeftKeys) > 0
 }
 
 // inputsMatch: the pipeline reads the join's columns as they are (a
@@ -257,13 +266,12 @@ func (r *run) probePipeline(ctx context.Context, x *ProbePipeline, left, right [
 		sides[f.side] = filtered
 		left, right = sides[0], sides[1]
 	}
-	leftJoin := fusableLeft(x.Join)
-	leftSwap := leftJoin && rowCount(right) > leftSwapRatio*rowCount(left)
-	if lr, ok := r.x.Dev.(gpu.LeftProbeRunner); ok && leftJoin && !leftSwap {
-		j := x.Join
-		out, err := lr.RunProbeLeft(ctx, x.Pipe, j.Residual, j.Type == JoinSingle, left, right, j.LeftKeys, j.RightKeys, j.NullsEqual)
+	outer := fusableOuter(x.Join)
+	leftSwap := outer && rowCount(right) > leftSwapRatio*rowCount(left)
+	if lr, ok := r.x.Dev.(gpu.LeftProbeRunner); ok && outer && !leftSwap {
+		out, err := r.runProbeOuter(ctx, lr, x, left, right)
 		if err == nil {
-			return r.keep(out), nil
+			return out, nil
 		}
 		if !errors.Is(err, gpu.ErrUnsupported) {
 			return nil, err

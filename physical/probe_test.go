@@ -153,21 +153,25 @@ func TestFuseProbesShapes(t *testing.T) {
 	if _, ok := pp.Join.Left.(*ProbePipeline); !ok {
 		t.Fatalf("the inner join below the left join was not fused: %s", Explain(root, "host"))
 	}
-	// Full joins and joins without keys stay joins, their inputs fused
-	// (right joins become left ones: TestRightJoinRunsAsLeft).
+	// A full join under a pipeline: one node that also finds the
+	// unmatched right rows (TestFullJoin), its inputs fused.
 	inner = &Join{Left: l, Right: r, Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}}
-	for _, j := range []*Join{
-		{Left: inner, Right: r, Type: JoinFull, LeftKeys: []int{0}, RightKeys: []int{0}},
-		{Left: inner, Right: r, Type: JoinInner},
-	} {
-		inner.Left, inner.Right = l, r
-		root = FuseProbes(&Pipeline{Input: j, Pipe: &gpu.Pipeline{Inputs: j.OutputTypes(), Project: []*gpu.Expr{gpu.Col(0, j.OutputTypes()[0])}, Sink: gpu.SinkMaterialize}})
-		got := root.(*Pipeline).Input
-		if got != Node(j) {
-			t.Fatalf("%s was rewritten: %s", j.Describe(), Explain(root, "host"))
-		}
-		if _, ok := j.Left.(*ProbePipeline); !ok {
-			t.Fatalf("the inner join below %s was not fused: %s", j.Describe(), Explain(root, "host"))
-		}
+	full := &Join{Left: inner, Right: r, Type: JoinFull, LeftKeys: []int{0}, RightKeys: []int{0}}
+	root = FuseProbes(&Pipeline{Input: full, Pipe: &gpu.Pipeline{Inputs: full.OutputTypes(), Project: []*gpu.Expr{gpu.Col(0, full.OutputTypes()[0])}, Sink: gpu.SinkMaterialize}})
+	if pp, ok = root.(*ProbePipeline); !ok || pp.Join != full || pp.full == nil {
+		t.Fatalf("full join: %s", Explain(root, "host"))
+	}
+	if _, ok := full.Left.(*ProbePipeline); !ok {
+		t.Fatalf("the inner join below the full join was not fused: %s", Explain(root, "host"))
+	}
+	// A join without keys stays a join, its inputs fused.
+	inner = &Join{Left: l, Right: r, Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}}
+	cross := &Join{Left: inner, Right: r, Type: JoinInner}
+	root = FuseProbes(&Pipeline{Input: cross, Pipe: &gpu.Pipeline{Inputs: cross.OutputTypes(), Project: []*gpu.Expr{gpu.Col(0, cross.OutputTypes()[0])}, Sink: gpu.SinkMaterialize}})
+	if got := root.(*Pipeline).Input; got != Node(cross) {
+		t.Fatalf("%s was rewritten: %s", cross.Describe(), Explain(root, "host"))
+	}
+	if _, ok := cross.Left.(*ProbePipeline); !ok {
+		t.Fatalf("the inner join below %s was not fused: %s", cross.Describe(), Explain(root, "host"))
 	}
 }
