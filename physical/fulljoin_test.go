@@ -16,12 +16,7 @@ import (
 // join's, unrewritten and composed.
 func TestFullJoin(t *testing.T) {
 	ni64 := i64.WithNullable(true)
-	col := func(c int) *gpu.Expr { return gpu.Col(c, ni64) }
-	cnst := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
-	cmp := func(op gpu.Op, a, b *gpu.Expr) *gpu.Expr { return gpu.Call(op, pbool, a, b) }
-	and := func(a ...*gpu.Expr) *gpu.Expr { return gpu.Call(gpu.OpAnd, pbool, a...) }
-	isNull := func(c int) *gpu.Expr { return gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, col(c)) }
-	raising := cmp(gpu.OpGt, gpu.Call(gpu.OpMul, ni64, col(1), cnst(1000)), cnst(5)) // can overflow
+	raising := jcmp(gpu.OpGt, gpu.Call(gpu.OpMul, ni64, jcol(1), jconst(1000)), jconst(5)) // can overflow
 	// Columns: 0 l.k, 1 l.v, 2 r.k, 3 r.v, all nullable in the output.
 	cases := []struct {
 		name   string
@@ -31,36 +26,19 @@ func TestFullJoin(t *testing.T) {
 	}{
 		{"no filter", nil, false, "full"},
 		{"no filter, aggregated", nil, true, "full"},
-		{"a left side null", isNull(1), false, "full"},
-		{"a left test", cmp(gpu.OpGt, col(1), cnst(50)), false, "left"},
-		{"a right test", cmp(gpu.OpGt, col(3), cnst(50)), false, "left"}, // right, swapped
-		{"a right test, aggregated", cmp(gpu.OpGt, col(3), cnst(50)), true, "left"},
-		{"compares sides", cmp(gpu.OpGt, col(3), col(1)), false, "inner"},
-		{"tests each side", and(cmp(gpu.OpGt, col(3), cnst(5)), cmp(gpu.OpLt, col(1), cnst(500))), true, "inner"},
+		{"a left side null", jisNull(1), false, "full"},
+		{"a left test", jcmp(gpu.OpGt, jcol(1), jconst(50)), false, "left"},
+		{"a right test", jcmp(gpu.OpGt, jcol(3), jconst(50)), false, "left"}, // right, swapped
+		{"a right test, aggregated", jcmp(gpu.OpGt, jcol(3), jconst(50)), true, "left"},
+		{"compares sides", jcmp(gpu.OpGt, jcol(3), jcol(1)), false, "inner"},
+		{"tests each side", jand(jcmp(gpu.OpGt, jcol(3), jconst(5)), jcmp(gpu.OpLt, jcol(1), jconst(500))), true, "inner"},
 		// The raising test reads the left side only: the padded-right
 		// rows (left rows without a match) must stay for it; it drops the
 		// padded-left ones, on which it reads a null and cannot raise.
-		{"a raising left test", and(raising, cmp(gpu.OpGt, col(3), cnst(5))), false, "left"},
+		{"a raising left test", jand(raising, jcmp(gpu.OpGt, jcol(3), jconst(5))), false, "left"},
 	}
 	plan := func(nl, nr int, f *gpu.Expr, agg, residual, bare bool, ne bool) Node {
-		l, r := probeSides(nl, nr)
-		j := &Join{Left: l, Right: r, Type: JoinFull, LeftKeys: []int{0}, RightKeys: []int{0}}
-		if ne {
-			j.NullsEqual = []bool{true}
-		}
-		if residual {
-			j.Residual = cmp(gpu.OpLt, col(1), gpu.Call(gpu.OpAdd, ni64, col(3), cnst(200)))
-		}
-		if bare {
-			return j
-		}
-		p := &gpu.Pipeline{Inputs: j.OutputTypes(), Filter: f, Sink: gpu.SinkMaterialize,
-			Project: []*gpu.Expr{col(3), col(1), gpu.Call(gpu.OpAdd, ni64, col(2), col(0))}}
-		if agg {
-			p.Sink, p.Keys = gpu.SinkAggregate, []int{0}
-			p.Aggs = []gpu.Agg{{Kind: gpu.AggCountStar, Type: i64}, {Kind: gpu.AggCount, Arg: 1, Type: i64}}
-		}
-		return &Pipeline{Input: j, Pipe: p}
+		return outerPlan(JoinFull, nl, nr, f, agg, residual, bare, ne)
 	}
 	h := host.New()
 	for _, c := range cases {

@@ -33,24 +33,19 @@ import "github.com/rigel-db/rigel/gpu"
 // place, and returns the pipeline that replaces x (x itself, or one over
 // an anti join).
 func simplifyOuterJoin(x *Pipeline) *Pipeline {
-	j, ok := x.Input.(*Join)
-	if !ok || j.Type != JoinLeft || x.Pipe.Filter == nil || len(j.LeftKeys) == 0 ||
-		!inputsMatch(x.Pipe.Inputs, j.OutputTypes()) {
+	j := filteredJoin(x, JoinLeft)
+	if j == nil {
 		return x
 	}
 	nl := len(j.Left.OutputTypes())
 	right := func(c int) bool { return c >= nl }
 	conj := conjunctsOf(x.Pipe.Filter)
-	for _, c := range conj {
-		if !readsColumn(c, right) && !gpu.CannotRaise(c) {
-			return x
-		}
+	if !othersCannotRaise(conj, right) {
+		return x
 	}
-	for _, c := range conj {
-		if rejectsNull(c, right) {
-			j.Type = JoinInner
-			return x
-		}
+	if rejectsPadded(conj, right) {
+		j.Type = JoinInner
+		return x
 	}
 	return antiFromIsNull(x, j, nl, conj)
 }
@@ -58,26 +53,17 @@ func simplifyOuterJoin(x *Pipeline) *Pipeline {
 // simplifyFullJoin rewrites x's input full join, in place, into the
 // join the filter leaves (see above), and returns x.
 func simplifyFullJoin(x *Pipeline) *Pipeline {
-	j, ok := x.Input.(*Join)
-	if !ok || j.Type != JoinFull || x.Pipe.Filter == nil || len(j.LeftKeys) == 0 ||
-		!inputsMatch(x.Pipe.Inputs, j.OutputTypes()) {
+	j := filteredJoin(x, JoinFull)
+	if j == nil {
 		return x
 	}
 	nl := len(j.Left.OutputTypes())
-	sides := [2]func(int) bool{func(c int) bool { return c < nl }, func(c int) bool { return c >= nl }}
 	conj := conjunctsOf(x.Pipe.Filter)
 	// drops[s]: every row padded on side s goes (the other side's
 	// unmatched rows), and no error is lost with it.
 	var drops [2]bool
-	for s, side := range sides {
-		for _, c := range conj {
-			drops[s] = drops[s] || rejectsNull(c, side)
-		}
-		for _, c := range conj {
-			if !readsColumn(c, side) && !gpu.CannotRaise(c) {
-				drops[s] = false
-			}
-		}
+	for s, side := range [2]func(int) bool{func(c int) bool { return c < nl }, func(c int) bool { return c >= nl }} {
+		drops[s] = rejectsPadded(conj, side) && othersCannotRaise(conj, side)
 	}
 	switch {
 	case drops[0] && drops[1]:
@@ -88,6 +74,38 @@ func simplifyFullJoin(x *Pipeline) *Pipeline {
 		j.Type = JoinRight
 	}
 	return x
+}
+
+// filteredJoin returns x's input join when it is an equi-join of type t
+// under a filter that reads its columns as they are; nil otherwise.
+func filteredJoin(x *Pipeline, t JoinType) *Join {
+	j, ok := x.Input.(*Join)
+	if !ok || j.Type != t || x.Pipe.Filter == nil || len(j.LeftKeys) == 0 ||
+		!inputsMatch(x.Pipe.Inputs, j.OutputTypes()) {
+		return nil
+	}
+	return j
+}
+
+// rejectsPadded: one of the conjuncts drops every row padded on side.
+func rejectsPadded(conj []*gpu.Expr, side func(int) bool) bool {
+	for _, c := range conj {
+		if rejectsNull(c, side) {
+			return true
+		}
+	}
+	return false
+}
+
+// othersCannotRaise: the conjuncts that read no column of side cannot
+// raise an error, so that dropping the rows padded on side loses none.
+func othersCannotRaise(conj []*gpu.Expr, side func(int) bool) bool {
+	for _, c := range conj {
+		if !readsColumn(c, side) && !gpu.CannotRaise(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // antiFromIsNull is the second rewrite: a conjunct is_null(r) (or

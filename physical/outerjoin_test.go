@@ -10,6 +10,15 @@ import (
 	"github.com/rigel-db/rigel/gpu/host"
 )
 
+// Expressions over probeSides' joined columns (int64, nullable in an
+// outer join's output), for the outer join tests.
+func jcol(c int) *gpu.Expr                     { return gpu.Col(c, i64.WithNullable(true)) }
+func jconst(v int64) *gpu.Expr                 { return gpu.Const(i64, gpu.Value{I64: v}) }
+func jcmp(op gpu.Op, a, b *gpu.Expr) *gpu.Expr { return gpu.Call(op, pbool, a, b) }
+func jand(a ...*gpu.Expr) *gpu.Expr            { return gpu.Call(gpu.OpAnd, pbool, a...) }
+func jor(a ...*gpu.Expr) *gpu.Expr             { return gpu.Call(gpu.OpOr, pbool, a...) }
+func jisNull(c int) *gpu.Expr                  { return gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, jcol(c)) }
+
 // A filter over a left join that drops every padded row makes the join
 // inner; one that keeps only padded rows (is null of a right column the
 // right side never leaves null), with nothing else reading the right side,
@@ -18,16 +27,10 @@ import (
 // rows are always the left join's.
 func TestOuterJoinSimplifies(t *testing.T) {
 	ni64 := i64.WithNullable(true)
-	col := func(c int) *gpu.Expr { return gpu.Col(c, ni64) }
-	cnst := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
-	cmp := func(op gpu.Op, a, b *gpu.Expr) *gpu.Expr { return gpu.Call(op, pbool, a, b) }
-	isNull := func(c int) *gpu.Expr { return gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, col(c)) }
 	notNotNull := func(c int) *gpu.Expr {
 		b := gpu.Type{Kind: gpu.Bool}
-		return gpu.Call(gpu.OpNot, b, gpu.Call(gpu.OpIsNotNull, b, col(c)))
+		return gpu.Call(gpu.OpNot, b, gpu.Call(gpu.OpIsNotNull, b, jcol(c)))
 	}
-	and := func(a ...*gpu.Expr) *gpu.Expr { return gpu.Call(gpu.OpAnd, pbool, a...) }
-	or := func(a ...*gpu.Expr) *gpu.Expr { return gpu.Call(gpu.OpOr, pbool, a...) }
 	// Columns: 0 l.k (nullable), 1 l.v, 2 r.k (nullable), 3 r.v (never
 	// null on the right side; nullable in the join's output).
 	left, all := []int{0, 1}, []int{0, 1, 2, 3}
@@ -38,27 +41,27 @@ func TestOuterJoinSimplifies(t *testing.T) {
 		agg     bool
 		want    string // "inner", "anti" or "left"
 	}{
-		{"compares with the right side", cmp(gpu.OpGt, col(3), col(1)), all, false, "inner"},
-		{"compares, aggregated", cmp(gpu.OpLt, col(1), gpu.Call(gpu.OpAdd, ni64, col(3), cnst(50))), all, true, "inner"},
-		{"right side is not null", gpu.Call(gpu.OpIsNotNull, gpu.Type{Kind: gpu.Bool}, col(3)), all, false, "inner"},
-		{"either comparison", or(cmp(gpu.OpGt, col(3), cnst(100)), cmp(gpu.OpEq, col(2), col(0))), all, false, "inner"},
-		{"right side is null", isNull(3), left, false, "anti"},
-		{"not not null, and a left test", and(notNotNull(3), cmp(gpu.OpGt, col(1), cnst(60))), left, false, "anti"},
-		{"right side is null, aggregated", isNull(3), left, true, "anti"},
-		{"two right columns null", and(isNull(3), notNotNull(3), cmp(gpu.OpGt, col(1), cnst(60))), left, false, "anti"},
-		{"a nullable right column is null", isNull(2), left, false, "left"},
-		{"is null but the right side is read", isNull(3), all, false, "left"},
-		{"null or a left test", or(isNull(3), cmp(gpu.OpGt, col(1), cnst(60))), all, false, "left"},
-		{"a left test that can raise", and(cmp(gpu.OpGt, gpu.Call(gpu.OpMul, i64, col(1), cnst(1000)), cnst(5)), cmp(gpu.OpGt, col(3), col(1))), all, false, "left"},
-		{"case keeps padded rows", gpu.Call(gpu.OpCase, pbool, isNull(3), gpu.Const(gpu.Type{Kind: gpu.Bool}, gpu.Value{I64: 1}), cmp(gpu.OpGt, col(3), col(1))), all, false, "left"},
+		{"compares with the right side", jcmp(gpu.OpGt, jcol(3), jcol(1)), all, false, "inner"},
+		{"compares, aggregated", jcmp(gpu.OpLt, jcol(1), gpu.Call(gpu.OpAdd, ni64, jcol(3), jconst(50))), all, true, "inner"},
+		{"right side is not null", gpu.Call(gpu.OpIsNotNull, gpu.Type{Kind: gpu.Bool}, jcol(3)), all, false, "inner"},
+		{"either comparison", jor(jcmp(gpu.OpGt, jcol(3), jconst(100)), jcmp(gpu.OpEq, jcol(2), jcol(0))), all, false, "inner"},
+		{"right side is null", jisNull(3), left, false, "anti"},
+		{"not not null, and a left test", jand(notNotNull(3), jcmp(gpu.OpGt, jcol(1), jconst(60))), left, false, "anti"},
+		{"right side is null, aggregated", jisNull(3), left, true, "anti"},
+		{"two right columns null", jand(jisNull(3), notNotNull(3), jcmp(gpu.OpGt, jcol(1), jconst(60))), left, false, "anti"},
+		{"a nullable right column is null", jisNull(2), left, false, "left"},
+		{"is null but the right side is read", jisNull(3), all, false, "left"},
+		{"null or a left test", jor(jisNull(3), jcmp(gpu.OpGt, jcol(1), jconst(60))), all, false, "left"},
+		{"a left test that can raise", jand(jcmp(gpu.OpGt, gpu.Call(gpu.OpMul, i64, jcol(1), jconst(1000)), jconst(5)), jcmp(gpu.OpGt, jcol(3), jcol(1))), all, false, "left"},
+		{"case keeps padded rows", gpu.Call(gpu.OpCase, pbool, jisNull(3), gpu.Const(gpu.Type{Kind: gpu.Bool}, gpu.Value{I64: 1}), jcmp(gpu.OpGt, jcol(3), jcol(1))), all, false, "left"},
 		{"no filter, aggregated", nil, all, true, "left"},
-		{"a left test, aggregated", cmp(gpu.OpGt, col(1), cnst(60)), all, true, "left"},
+		{"a left test, aggregated", jcmp(gpu.OpGt, jcol(1), jconst(60)), all, true, "left"},
 	}
 	plan := func(nl, nr int, f *gpu.Expr, project []int, agg, residual bool) Node {
 		l, r := probeSides(nl, nr)
 		j := &Join{Left: l, Right: r, Type: JoinLeft, LeftKeys: []int{0}, RightKeys: []int{0}}
 		if residual {
-			j.Residual = cmp(gpu.OpLt, col(1), gpu.Call(gpu.OpAdd, ni64, col(3), cnst(200)))
+			j.Residual = jcmp(gpu.OpLt, jcol(1), gpu.Call(gpu.OpAdd, ni64, jcol(3), jconst(200)))
 		}
 		p := &gpu.Pipeline{Inputs: j.OutputTypes(), Filter: f, Sink: gpu.SinkMaterialize}
 		for _, c := range project {
@@ -95,6 +98,32 @@ func TestOuterJoinSimplifies(t *testing.T) {
 	}
 }
 
+// outerPlan: the join of type t of probeSides(nl, nr) on l.k = r.k
+// (IS NOT DISTINCT FROM with nullsEqual), with the residual
+// l.v < r.v + 200, alone (bare) or under a pipeline with filter that
+// projects r.v, l.v, r.k + l.k or (agg) counts them grouped by r.v.
+func outerPlan(t JoinType, nl, nr int, filter *gpu.Expr, agg, residual, bare, nullsEqual bool) Node {
+	ni64 := i64.WithNullable(true)
+	l, r := probeSides(nl, nr)
+	j := &Join{Left: l, Right: r, Type: t, LeftKeys: []int{0}, RightKeys: []int{0}}
+	if nullsEqual {
+		j.NullsEqual = []bool{true}
+	}
+	if residual {
+		j.Residual = jcmp(gpu.OpLt, jcol(1), gpu.Call(gpu.OpAdd, ni64, jcol(3), jconst(200)))
+	}
+	if bare {
+		return j
+	}
+	p := &gpu.Pipeline{Inputs: j.OutputTypes(), Filter: filter, Sink: gpu.SinkMaterialize,
+		Project: []*gpu.Expr{jcol(3), jcol(1), gpu.Call(gpu.OpAdd, ni64, jcol(2), jcol(0))}}
+	if agg {
+		p.Sink, p.Keys = gpu.SinkAggregate, []int{0}
+		p.Aggs = []gpu.Agg{{Kind: gpu.AggCountStar, Type: i64}, {Kind: gpu.AggCount, Arg: 1, Type: i64}}
+	}
+	return &Pipeline{Input: j, Pipe: p}
+}
+
 // joinKind names the join under a fused plan's top pipeline.
 func joinKind(n Node) string {
 	switch x := n.(type) {
@@ -114,31 +143,14 @@ func joinKind(n Node) string {
 // device with RunProbeLeft), under a pipeline or alone, and gives the
 // right join's rows.
 func TestRightJoinRunsAsLeft(t *testing.T) {
-	ni64 := i64.WithNullable(true)
-	col := func(c int) *gpu.Expr { return gpu.Col(c, ni64) }
-	cnst := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
 	plan := func(nl, nr int, filter *gpu.Expr, agg, residual, bare bool) Node {
-		l, r := probeSides(nl, nr)
-		j := &Join{Left: l, Right: r, Type: JoinRight, LeftKeys: []int{0}, RightKeys: []int{0}}
-		if residual {
-			j.Residual = gpu.Call(gpu.OpLt, pbool, col(1), gpu.Call(gpu.OpAdd, ni64, col(3), cnst(200)))
-		}
-		if bare {
-			return j
-		}
-		p := &gpu.Pipeline{Inputs: j.OutputTypes(), Filter: filter, Sink: gpu.SinkMaterialize,
-			Project: []*gpu.Expr{col(3), col(1), gpu.Call(gpu.OpAdd, ni64, col(2), col(0))}}
-		if agg {
-			p.Sink, p.Keys = gpu.SinkAggregate, []int{0}
-			p.Aggs = []gpu.Agg{{Kind: gpu.AggCountStar, Type: i64}, {Kind: gpu.AggCount, Arg: 1, Type: i64}}
-		}
-		return &Pipeline{Input: j, Pipe: p}
+		return outerPlan(JoinRight, nl, nr, filter, agg, residual, bare, false)
 	}
 	filters := map[string]*gpu.Expr{
 		"none":                   nil,
-		"a right test":           gpu.Call(gpu.OpGt, pbool, col(3), cnst(50)),
-		"left side null (anti)":  gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, col(1)),
-		"compares sides (inner)": gpu.Call(gpu.OpGt, pbool, col(3), col(1)),
+		"a right test":           gpu.Call(gpu.OpGt, pbool, jcol(3), jconst(50)),
+		"left side null (anti)":  gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, jcol(1)),
+		"compares sides (inner)": gpu.Call(gpu.OpGt, pbool, jcol(3), jcol(1)),
 	}
 	h := host.New()
 	for fname, f := range filters {
