@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+
+	"github.com/rigel-db/rigel/internal/duckguard"
 )
 
 var catalogSeq atomic.Int64
@@ -53,7 +55,7 @@ func OpenCatalog(ctx context.Context, spec CatalogSpec) (*sql.DB, string, error)
 	if spec.DB != "" && len(spec.Parquet) == 0 && !spec.Writable {
 		return openReadOnly(ctx, spec.DB)
 	}
-	db, err := sql.Open("duckdb", "")
+	db, err := openDuckDB("")
 	if err != nil {
 		return nil, "", err
 	}
@@ -85,6 +87,16 @@ func OpenCatalog(ctx context.Context, spec CatalogSpec) (*sql.DB, string, error)
 	return db, fmt.Sprintf("%s (catalog %d)", strings.Join(ids, " + "), catalogSeq.Add(1)), nil
 }
 
+// openDuckDB opens a DuckDB database whose statements keep clear of plan
+// production (duckguard).
+func openDuckDB(dsn string) (*sql.DB, error) {
+	c, err := duckguard.NewConnector(dsn, nil)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
+}
+
 func checkFile(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -101,9 +113,9 @@ func checkFile(path string) error {
 
 func openReadOnly(ctx context.Context, path string) (*sql.DB, string, error) {
 	abs, _ := filepath.Abs(path)
-	db, err := sql.Open("duckdb", path+"?access_mode=read_only")
+	db, err := openDuckDB(path + "?access_mode=read_only")
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("open %s: %w", path, err)
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()

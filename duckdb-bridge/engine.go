@@ -54,7 +54,11 @@ type Engine struct {
 }
 
 // NewEngine wraps an open DuckDB database. dev may be nil, then every query
-// runs on DuckDB (reason says why, shown with each result).
+// runs on DuckDB (reason says why, shown with each result). Open db with
+// OpenCatalog (or through internal/duckguard's connector) when other
+// goroutines use it while the engine plans: plan production changes a
+// global DuckDB setting, which crashes DuckDB under a statement that an
+// unguarded connection is running.
 func NewEngine(db *sql.DB, id string, dev gpu.Device, reason string) *Engine {
 	e := &Engine{db: db, dev: dev, tables: NewTables(db, id), NoDeviceReason: reason, devTurn: make(chan struct{}, 1)}
 	if readOnly(db) {

@@ -12,9 +12,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/rigel-db/rigel/internal/duckguard"
 	"github.com/rigel-db/rigel/substrait"
 	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
@@ -81,12 +81,11 @@ var planOptimizers = []string{
 	"late_materialization", "build_side_probe_side", "top_n",
 }
 
-// planMu serializes plan production: disabled_optimizers is a global DuckDB
-// setting (it cannot be set per connection), so two producers changing and
-// restoring it at the same time would undo each other. While a plan is being
-// taken, other connections of the same database also run with these
-// optimizers off: their results are the same, only possibly slower.
-var planMu sync.Mutex
+// Plan production changes disabled_optimizers, a global DuckDB setting (it
+// cannot be set per connection), and restores it. DuckDB crashes when the
+// setting changes while another connection optimizes a statement, so
+// production holds duckguard's lock alone: no statement of a guarded
+// connection runs meanwhile (and none runs with these optimizers off).
 
 // ProducePlan asks DuckDB for the optimized logical plan of query and
 // converts it into a Substrait plan with one root whose names are the
@@ -189,12 +188,25 @@ type producer struct {
 }
 
 // serializePlan runs json_serialize_plan with planOptimizers disabled and
-// restores the previous disabled_optimizers setting afterwards.
+// restores the previous disabled_optimizers setting afterwards, holding
+// duckguard's lock alone; its statements go to the duckdb-go connection
+// beneath conn, which does not take the lock again.
 func serializePlan(ctx context.Context, conn *sql.Conn, query string) (text string, err error) {
-	planMu.Lock()
-	defer planMu.Unlock()
-	var prev string
-	if err := conn.QueryRowContext(ctx, "SELECT current_setting('disabled_optimizers')").Scan(&prev); err != nil {
+	err = conn.Raw(func(dc any) error {
+		c, ok := duckguard.Unwrap(dc)
+		if !ok {
+			return fmt.Errorf("duckdb plan: the connection is not a DuckDB connection (%T)", dc)
+		}
+		defer duckguard.Exclusive()()
+		text, err = serializeAlone(ctx, c, query)
+		return err
+	})
+	return text, err
+}
+
+func serializeAlone(ctx context.Context, c *duckdb.Conn, query string) (text string, err error) {
+	prev, err := queryText(ctx, c, "SELECT current_setting('disabled_optimizers')")
+	if err != nil {
 		return "", fmt.Errorf("duckdb plan: reading disabled_optimizers: %w", err)
 	}
 	want := []string{}
@@ -208,7 +220,7 @@ func serializePlan(ctx context.Context, conn *sql.Conn, query string) (text stri
 			want = append(want, o)
 		}
 	}
-	if _, err := conn.ExecContext(ctx, "SET disabled_optimizers = "+sqlString(strings.Join(want, ","))); err != nil {
+	if _, err := c.ExecContext(ctx, "SET disabled_optimizers = "+sqlString(strings.Join(want, ",")), nil); err != nil {
 		return "", fmt.Errorf("duckdb plan: setting disabled_optimizers: %w", err)
 	}
 	defer func() {
@@ -217,17 +229,35 @@ func serializePlan(ctx context.Context, conn *sql.Conn, query string) (text stri
 		if prev == "" {
 			restore = "RESET disabled_optimizers"
 		}
-		if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), restore); rerr != nil {
+		if _, rerr := c.ExecContext(context.WithoutCancel(ctx), restore, nil); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("duckdb plan: restoring disabled_optimizers: %w", rerr))
 		}
 	}()
 	// The query goes in as a string literal: json_serialize_plan needs a
 	// constant VARCHAR, which a bound parameter is not. The JSON result is read
 	// as text: decoded by the driver, 64-bit numbers would lose digits.
-	if err := conn.QueryRowContext(ctx, "SELECT CAST(json_serialize_plan("+sqlString(query)+", optimize := true) AS VARCHAR)").Scan(&text); err != nil {
+	if text, err = queryText(ctx, c, "SELECT CAST(json_serialize_plan("+sqlString(query)+", optimize := true) AS VARCHAR)"); err != nil {
 		return "", fmt.Errorf("duckdb plan: json_serialize_plan: %w", err)
 	}
 	return text, nil
+}
+
+// queryText returns the first column of the first row of query, a string.
+func queryText(ctx context.Context, c *duckdb.Conn, query string) (string, error) {
+	rows, err := c.QueryContext(ctx, query, nil)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, len(rows.Columns()))
+	if err := rows.Next(dest); err != nil {
+		return "", fmt.Errorf("no row: %w", err)
+	}
+	s, ok := dest[0].(string)
+	if !ok {
+		return "", fmt.Errorf("a %T, not text", dest[0])
+	}
+	return s, nil
 }
 
 // outputNames prepares the query (without running it) to read its output
@@ -252,7 +282,7 @@ func prepareNames(ctx context.Context, conn *sql.Conn, query string) ([]string, 
 			return err
 		}
 		defer st.Close()
-		ds, ok := st.(*duckdb.Stmt)
+		ds, ok := duckguard.StmtOf(st)
 		if !ok {
 			return fmt.Errorf("duckdb plan: the connection is not a DuckDB connection")
 		}

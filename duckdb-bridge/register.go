@@ -2,13 +2,12 @@ package duckdbbridge
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/duckdb/duckdb-go/v2"
+	"github.com/rigel-db/rigel/internal/duckguard"
 )
 
 var registerSeq atomic.Int64
@@ -30,14 +29,11 @@ func (e *Engine) RegisterArrow(ctx context.Context, name string, rr array.Record
 	view := fmt.Sprintf("__rigel_register_%d", registerSeq.Add(1))
 	var release func()
 	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(driver.Conn)
-		if !ok {
-			return errors.New("register: the catalog is not a DuckDB database")
-		}
-		a, err := duckdb.NewArrowFromConn(c)
+		a, err := duckguard.Arrow(dc)
 		if err != nil {
-			return err
+			return fmt.Errorf("register: the catalog: %w", err)
 		}
+		defer duckguard.Statement()() // RegisterView creates the view
 		release, err = a.RegisterView(rr, view)
 		if err != nil {
 			return fmt.Errorf("register %s: %w", name, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/rigel-db/rigel/internal/duckguard"
 )
 
 // ErrNotAQuery: a statement that is not a query (SELECT or EXPLAIN) where
@@ -40,7 +41,7 @@ func (e *Engine) CheckQuery(ctx context.Context, query string) error {
 			return err
 		}
 		defer st.Close()
-		ds, ok := st.(*duckdb.Stmt)
+		ds, ok := duckguard.StmtOf(st)
 		if !ok {
 			return errors.New("the catalog is not a DuckDB database")
 		}

@@ -7,13 +7,13 @@ package fallback
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/rigel-db/rigel/internal/duckguard"
 )
 
 // RunSQL runs query on DuckDB and streams its result as Arrow record batches
@@ -32,14 +32,12 @@ func RunSQL(ctx context.Context, db *sql.DB, query string, args ...any) (array.R
 	}
 	var rr array.RecordReader
 	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(driver.Conn)
-		if !ok {
-			return errors.New("fallback: the database is not a DuckDB database")
-		}
-		a, err := duckdb.NewArrowFromConn(c)
+		a, err := duckguard.Arrow(dc)
 		if err != nil {
 			return fmt.Errorf("fallback: %w", err)
 		}
+		release := duckguard.Statement()
+		defer release()
 		rr, err = a.QueryContext(ctx, query, args...)
 		return err
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/rigel-db/rigel/internal/arrowrec"
+	"github.com/rigel-db/rigel/internal/duckguard"
 )
 
 // Runner runs the SQL of fallback subtrees on a DuckDB database, over
@@ -60,11 +61,13 @@ func (r Runner) RunOver(ctx context.Context, query string, names []string, input
 			}
 			created = append(created, names[i])
 		}
-		a, err := duckdb.NewArrowFromConn(c)
+		a, err := duckguard.Arrow(dc)
 		if err != nil {
 			return fmt.Errorf("fallback: %w", err)
 		}
+		release := duckguard.Statement()
 		rr, err := a.QueryContext(ctx, query)
+		release()
 		if err != nil {
 			return err
 		}
@@ -99,7 +102,11 @@ func loadInput(ctx context.Context, c driver.Conn, name string, rec arrow.Record
 	if _, err := ex.ExecContext(ctx, stmt, nil); err != nil {
 		return fmt.Errorf("fallback: input %s: %w", name, err)
 	}
-	app, err := duckdb.NewAppender(c, "temp", "main", name)
+	dc, ok := duckguard.Unwrap(c)
+	if !ok {
+		return errors.New("fallback: the database is not a DuckDB database")
+	}
+	app, err := duckdb.NewAppender(dc, "temp", "main", name)
 	if err != nil {
 		return fmt.Errorf("fallback: input %s: %w", name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/fallback"
+	"github.com/rigel-db/rigel/internal/duckguard"
 )
 
 // QueryArrow runs a query (SELECT or EXPLAIN, without arguments) through
@@ -61,10 +62,11 @@ func QueryArrowConn(ctx context.Context, conn *sql.Conn, query string) (array.Re
 			eng = c.c
 			return nil
 		}
-		a, err := duckdb.NewArrowFromConn(c.duck)
+		a, err := duckguard.Arrow(c.duck)
 		if err != nil {
 			return err
 		}
+		defer duckguard.Statement()()
 		rr, err = a.QueryContext(ctx, query)
 		return err
 	})
@@ -90,7 +92,7 @@ func (c *Conn) checkQuery(query string) error {
 		return err
 	}
 	defer st.Close()
-	kind, err := st.(*duckdb.Stmt).StatementType()
+	kind, err := st.(*duckguard.Stmt).StatementType()
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/rigel-db/rigel/internal/duckguard"
 )
 
 // Conn is one DuckDB connection wrapped by rigel. Queries without
@@ -15,7 +16,7 @@ import (
 // connection unchanged, and what can write invalidates the cached columns.
 type Conn struct {
 	c    *Connector
-	duck *duckdb.Conn
+	duck *duckguard.Conn // its statements keep clear of plan production
 	// inTx: a transaction is open on this connection. Its queries go to
 	// this connection's DuckDB (rigel reads tables through its own
 	// connections, which would not see the transaction's writes), and its
@@ -54,7 +55,7 @@ func (c *Conn) classify(query string) stmtInfo {
 		return stmtInfo{}
 	}
 	defer st.Close()
-	ds := st.(*duckdb.Stmt)
+	ds := st.(*duckguard.Stmt).Stmt
 	kind, err := ds.StatementType()
 	if err != nil {
 		return stmtInfo{}
@@ -239,7 +240,7 @@ func (c *Conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, e
 	if err != nil {
 		return nil, err
 	}
-	return &Stmt{Stmt: st.(*duckdb.Stmt), conn: c, query: query, info: info}, nil
+	return &Stmt{Stmt: st.(*duckguard.Stmt), conn: c, query: query, info: info}, nil
 }
 
 // Prepare is PrepareContext without a context.
@@ -268,8 +269,10 @@ func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error { return c.duck.Chec
 
 // DuckDB returns the wrapped duckdb-go connection, for duckdb-go's own
 // APIs (Appender, Arrow) through sql.Conn.Raw. Writes made through it are
-// not seen by rigel: call InvalidateCache after them.
-func (c *Conn) DuckDB() *duckdb.Conn { return c.duck }
+// not seen by rigel: call InvalidateCache after them. A statement run on
+// it while another goroutine plans a query through rigel can crash
+// DuckDB: hold duckguard.Statement while it runs.
+func (c *Conn) DuckDB() *duckdb.Conn { return c.duck.Conn }
 
 // InvalidateCache drops the database's cached device columns (after a
 // write rigel did not see, such as one through duckdb-go's Appender).
@@ -297,7 +300,7 @@ func (t *Tx) Rollback() error {
 // (its arguments are bound there), and invalidates the cached columns
 // after each run when it can write.
 type Stmt struct {
-	*duckdb.Stmt
+	*duckguard.Stmt
 	conn  *Conn
 	query string
 	info  stmtInfo

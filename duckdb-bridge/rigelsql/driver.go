@@ -19,9 +19,9 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/duckdb/duckdb-go/v2"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/internal/duckguard"
 	"github.com/rigel-db/rigel/physical"
 )
 
@@ -50,7 +50,7 @@ func (Driver) OpenConnector(dsn string) (driver.Connector, error) {
 // with one device column cache for all of them.
 type Connector struct {
 	cfg    config
-	duck   *duckdb.Connector
+	duck   *duckguard.Connector
 	engDB  *sql.DB // the engine's own connections (catalog, table scans)
 	eng    *duckdbbridge.Engine
 	dev    gpu.Device
@@ -79,7 +79,7 @@ func NewConnector(dsn string) (*Connector, error) {
 	if dev == nil && cfg.device == "duckdb" {
 		reason = "rigel_device=duckdb"
 	}
-	duck, err := duckdb.NewConnector(cfg.duckDSN, nil)
+	duck, err := duckguard.NewConnector(cfg.duckDSN, nil)
 	if err != nil {
 		if dev != nil {
 			dev.Close()
@@ -109,7 +109,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, ok := dc.(*duckdb.Conn)
+	d, ok := dc.(*duckguard.Conn)
 	if !ok {
 		dc.Close()
 		return nil, errors.New("rigel: duckdb-go returned a connection of an unknown kind")
