@@ -42,24 +42,35 @@ func countable(j *Join) bool {
 
 func newCountJoin(j *Join) *CountJoin {
 	lt, rt := j.Left.OutputTypes(), j.Right.OutputTypes()
-	boolT := gpu.Type{Kind: gpu.Bool}
-	filter := j.Residual
-	if filter == nil {
-		filter = gpu.Const(boolT, gpu.Value{I64: 1})
-	}
-	cond := &gpu.Pipeline{Inputs: append(append([]gpu.Type(nil), lt...), rt...), Filter: filter, Sink: gpu.SinkMaterialize}
 	op := gpu.OpGt // semi: at least one match
 	if j.Type == JoinAnti {
 		op = gpu.OpEq // anti: none
 	}
-	count := gpu.Col(len(lt), gpu.JoinIndexType)
-	keep := &gpu.Pipeline{
-		Inputs:  append(append([]gpu.Type(nil), lt...), gpu.JoinIndexType),
-		Filter:  gpu.Call(op, boolT, count, gpu.Const(gpu.JoinIndexType, gpu.Value{I64: 0})),
-		Project: identityProject(lt),
+	return &CountJoin{Join: j, cond: matchCondition(lt, rt, j.Residual), keep: keepByCount(lt, op)}
+}
+
+// matchCondition is the pipeline ProbeCounts counts pairs by: the probe
+// side's columns then the build side's, the residual (over those) as its
+// filter, constant true without one.
+func matchCondition(probe, build []gpu.Type, residual *gpu.Expr) *gpu.Pipeline {
+	filter := residual
+	if filter == nil {
+		filter = gpu.Const(gpu.Type{Kind: gpu.Bool}, gpu.Value{I64: 1})
+	}
+	return &gpu.Pipeline{Inputs: append(append([]gpu.Type(nil), probe...), build...), Filter: filter, Sink: gpu.SinkMaterialize}
+}
+
+// keepByCount reads columns of types then a count column (ProbeCounts'),
+// keeps the rows whose count compares with zero by op, and projects the
+// columns, then extra.
+func keepByCount(types []gpu.Type, op gpu.Op, extra ...*gpu.Expr) *gpu.Pipeline {
+	count := gpu.Col(len(types), gpu.JoinIndexType)
+	return &gpu.Pipeline{
+		Inputs:  append(append([]gpu.Type(nil), types...), gpu.JoinIndexType),
+		Filter:  gpu.Call(op, gpu.Type{Kind: gpu.Bool}, count, gpu.Const(gpu.JoinIndexType, gpu.Value{I64: 0})),
+		Project: append(identityProject(types), extra...),
 		Sink:    gpu.SinkMaterialize,
 	}
-	return &CountJoin{Join: j, cond: cond, keep: keep}
 }
 
 // countJoin runs x: counts then the keeping pipeline where the device can,

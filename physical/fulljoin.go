@@ -32,20 +32,14 @@ type unmatchedRight struct {
 
 func newUnmatchedRight(j *Join) *unmatchedRight {
 	lt, rt := j.Left.OutputTypes(), j.Right.OutputTypes()
-	boolT := gpu.Type{Kind: gpu.Bool}
-	filter := gpu.Const(boolT, gpu.Value{I64: 1})
+	var residual *gpu.Expr
 	if j.Residual != nil {
-		filter = gpu.Renumbered(j.Residual, swapRemap(len(lt), len(rt)))
+		residual = gpu.Renumbered(j.Residual, swapRemap(len(lt), len(rt)))
 	}
-	counts := &gpu.Pipeline{Inputs: append(append([]gpu.Type(nil), rt...), lt...), Filter: filter, Sink: gpu.SinkMaterialize}
-	count := gpu.Col(len(rt), gpu.JoinIndexType)
-	keep := &gpu.Pipeline{
-		Inputs:  append(append([]gpu.Type(nil), rt...), gpu.JoinIndexType),
-		Filter:  gpu.Call(gpu.OpEq, boolT, count, gpu.Const(gpu.JoinIndexType, gpu.Value{I64: 0})),
-		Project: append(identityProject(rt), gpu.Const(gpu.JoinIndexType, gpu.Value{I64: -1})),
-		Sink:    gpu.SinkMaterialize,
+	return &unmatchedRight{
+		counts: matchCondition(rt, lt, residual),
+		keep:   keepByCount(rt, gpu.OpEq, gpu.Const(gpu.JoinIndexType, gpu.Value{I64: -1})),
 	}
-	return &unmatchedRight{counts: counts, keep: keep}
 }
 
 // newOuterProbe is the ProbePipeline of a left, single or full join.
