@@ -93,11 +93,7 @@ func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, 
 			return fail(fmt.Errorf("an index is negative or at or beyond the columns' %d rows (negative indexes need padNulls)", n))
 		}
 	}
-	res := make([]gpu.Column, len(out))
-	for i, c := range out {
-		res[i] = c
-	}
-	return res, nil
+	return asColumns(out), nil
 }
 
 // gatherWidth is rg_join_gather's width word for column c: its value's
@@ -309,11 +305,7 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 			at += rows
 		}
 	}
-	res := make([]gpu.Column, len(out))
-	for i, c := range out {
-		res[i] = c
-	}
-	return res, nil
+	return asColumns(out), nil
 }
 
 // copyDtoD queues a device-to-device copy on the device's stream.

@@ -24,42 +24,63 @@ const maxArgWords = 256
 // loop around their per-row body: nothing per pair is written to memory
 // but the aggregate table's updates.
 func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
+	var out []*column
+	err := d.probeCall(ctx, "run probe", p, probe, build, probeKeys, buildKeys, nullsEqual,
+		func() error { return gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual) },
+		func(j *probeJoin) (err error) {
+			switch p.Sink {
+			case gpu.SinkMaterialize:
+				out, err = d.probeMaterialize(ctx, p, j)
+			case gpu.SinkAggregate:
+				out, err = d.probeAggregate(ctx, p, j)
+			default:
+				err = fmt.Errorf("sink %d: %w", p.Sink, gpu.ErrUnsupported)
+			}
+			return err
+		})
+	if err != nil {
 		return nil, err
 	}
-	if err := gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual); err != nil {
-		return nil, err
+	return asColumns(out), nil
+}
+
+// probeCall is what RunProbe, RunProbeLeft and ProbeCounts do around
+// their kernels: the context, check (the call's shape), then under d.mu
+// the open device, the join set up (probeSetup) for body and released
+// after it; errors past check name what and p.
+func (d *Device) probeCall(ctx context.Context, what string, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool, check func() error, body func(j *probeJoin) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := check(); err != nil {
+		return err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return nil, fmt.Errorf("run probe: CUDA device is closed")
+		return fmt.Errorf("%s: CUDA device is closed", what)
 	}
 	j, err := d.probeSetup(p, probe, build, probeKeys, buildKeys, nullsEqual)
 	if err != nil {
-		return nil, fmt.Errorf("run probe %s: %w", p, err)
+		return fmt.Errorf("%s %s: %w", what, p, err)
 	}
 	defer j.release()
-	var out []*column
-	switch p.Sink {
-	case gpu.SinkMaterialize:
-		out, err = d.probeMaterialize(ctx, p, j)
-	case gpu.SinkAggregate:
-		out, err = d.probeAggregate(ctx, p, j)
-	default:
-		err = fmt.Errorf("sink %d: %w", p.Sink, gpu.ErrUnsupported)
+	if err := body(j); err != nil {
+		return fmt.Errorf("%s %s: %w", what, p, err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("run probe %s: %w", p, err)
-	}
+	return nil
+}
+
+// asColumns hands out the device's columns as gpu.Columns.
+func asColumns(out []*column) []gpu.Column {
 	res := make([]gpu.Column, len(out))
 	for i, c := range out {
 		res[i] = c
 	}
-	return res, nil
+	return res
 }
 
-// probeSetup checks a RunProbe or ProbeCounts call's columns against p and
+// probeSetup checks a RunProbe, RunProbeLeft or ProbeCounts call's columns against p and
 // each other and gathers them. Callers hold d.mu.
 func (d *Device) probeSetup(p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) (*probeJoin, error) {
 	pc, err := d.sameLength(probe, "probe column", true)

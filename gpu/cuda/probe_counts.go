@@ -17,30 +17,20 @@ var _ gpu.ProbeCounter = (*Device)(nil)
 // listed and no column gathered. Without a condition every pair passes and
 // the count is the chain length, so a constant-true filter stands in.
 func (d *Device) ProbeCounts(ctx context.Context, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) (gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := gpu.CheckProbeCountsShape(p, probe, build, probeKeys, buildKeys, nullsEqual); err != nil {
-		return nil, err
-	}
-	if p.Filter == nil {
+	if p != nil && p.Filter == nil {
 		cp := *p
 		cp.Filter = gpu.Const(gpu.Type{Kind: gpu.Bool}, gpu.Value{I64: 1})
 		p = &cp
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil, fmt.Errorf("probe counts: CUDA device is closed")
-	}
-	j, err := d.probeSetup(p, probe, build, probeKeys, buildKeys, nullsEqual)
+	var out *column
+	err := d.probeCall(ctx, "probe counts", p, probe, build, probeKeys, buildKeys, nullsEqual,
+		func() error { return gpu.CheckProbeCountsShape(p, probe, build, probeKeys, buildKeys, nullsEqual) },
+		func(j *probeJoin) (err error) {
+			out, err = d.probeCounts(ctx, p, j)
+			return err
+		})
 	if err != nil {
-		return nil, fmt.Errorf("probe counts %s: %w", p, err)
-	}
-	defer j.release()
-	out, err := d.probeCounts(ctx, p, j)
-	if err != nil {
-		return nil, fmt.Errorf("probe counts %s: %w", p, err)
+		return nil, err
 	}
 	return out, nil
 }

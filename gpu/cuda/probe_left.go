@@ -15,34 +15,22 @@ var _ gpu.LeftProbeRunner = (*Device)(nil)
 // walk every probe row's matches, write the pairs that the condition and
 // the filter keep, and a padded row for each probe row that none matches.
 func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, single bool, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual); err != nil {
-		return nil, err
-	}
-	if err := gpu.CheckLeftProbe(p, cond, len(probe)); err != nil {
-		return nil, err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil, fmt.Errorf("run probe (left join): CUDA device is closed")
-	}
-	j, err := d.probeSetup(p, probe, build, probeKeys, buildKeys, nullsEqual)
+	var out []*column
+	err := d.probeCall(ctx, "run probe (left join)", p, probe, build, probeKeys, buildKeys, nullsEqual,
+		func() error {
+			if err := gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual); err != nil {
+				return err
+			}
+			return gpu.CheckLeftProbe(p, cond, len(probe))
+		},
+		func(j *probeJoin) (err error) {
+			out, err = d.probeLeft(ctx, p, cond, single, j)
+			return err
+		})
 	if err != nil {
-		return nil, fmt.Errorf("run probe (left join) %s: %w", p, err)
+		return nil, err
 	}
-	defer j.release()
-	out, err := d.probeLeft(ctx, p, cond, single, j)
-	if err != nil {
-		return nil, fmt.Errorf("run probe (left join) %s: %w", p, err)
-	}
-	res := make([]gpu.Column, len(out))
-	for i, c := range out {
-		res[i] = c
-	}
-	return res, nil
+	return asColumns(out), nil
 }
 
 // probeLeft runs the kernels. pt, p with cond and p's filter as one

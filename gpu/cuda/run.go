@@ -84,11 +84,7 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", p, err)
 	}
-	res := make([]gpu.Column, len(out))
-	for i, c := range out {
-		res[i] = c
-	}
-	return res, nil
+	return asColumns(out), nil
 }
 
 // temps are pool blocks released when the run ends.
