@@ -77,6 +77,9 @@ test:
 	$(GO) vet $(GOFLAGS_RIGEL) ./...
 	$(GO) build $(GOFLAGS_RIGEL) -o /dev/null ./examples/...
 	$(GO) test $(GOFLAGS_RIGEL) -count=1 ./...
+	$(GO) test $(GOFLAGS_RIGEL) -run '^$$' -fuzz '^FuzzDecodeLoadTranslate$$' -fuzztime 30s ./translate/
+	$(GO) test $(GOFLAGS_RIGEL) -run '^$$' -fuzz '^FuzzMutatedPlanTranslate$$' -fuzztime 30s ./translate/
+	$(GO) test $(GOFLAGS_RIGEL) -run '^$$' -fuzz '^FuzzMutatedPlanSQL$$' -fuzztime 30s ./fallback/
 
 ## plans: run the Substrait producers (make setup) on the TPC-H queries and
 ## replace the committed copies under conformance/plans/<producer>-<version>-tpch.

@@ -39,6 +39,7 @@ func TestEveryLiteral(t *testing.T) {
 		{"empty_list", `{"emptyList":{"type":{"i32":{"nullability":"NULLABILITY_REQUIRED"}},"nullability":"NULLABILITY_REQUIRED"}}`, `{"list":{"type":{"i32":{"nullability":"NULLABILITY_REQUIRED"}},"nullability":"NULLABILITY_NULLABLE"}}`, "[]::INTEGER[]", ""},
 		{"struct", `{"struct":{"fields":[{"i32":1},{"string":"a"}]}}`, `{"struct":{"types":[{"i32":{"nullability":"NULLABILITY_REQUIRED"}},{"string":{"nullability":"NULLABILITY_REQUIRED"}}],"nullability":"NULLABILITY_NULLABLE"}}`, "{'f0': 1, 'f1': 'a'}", ""}, // Substrait's struct types have no field names: f0, f1 as rigel's writer names them
 		{"map", `{"map":{"keyValues":[{"key":{"string":"a"},"value":{"i32":1}}]}}`, `{"map":{"key":{"string":{"nullability":"NULLABILITY_REQUIRED"}},"value":{"i32":{"nullability":"NULLABILITY_REQUIRED"}},"nullability":"NULLABILITY_NULLABLE"}}`, "MAP {'a': 1}", ""},
+		{"list of maps", `{"list":{"values":[{"map":{"keyValues":[{"key":{"string":"a"},"value":{"i32":1}}]}}]}}`, `{"list":{"type":{"map":{"key":{"string":{"nullability":"NULLABILITY_REQUIRED"}},"value":{"i32":{"nullability":"NULLABILITY_REQUIRED"}},"nullability":"NULLABILITY_REQUIRED"}},"nullability":"NULLABILITY_NULLABLE"}}`, "[MAP {'a': 1}]", ""},
 		{"uuid", `{"uuid":"ABEiM0RVZneImaq7zN3u/w=="}`, nullable("uuid", ""), "UUID '00112233-4455-6677-8899-aabbccddeeff'", ""},
 		{"null i32", `{"null":` + nullable("i32", "") + `}`, nullable("i32", ""), "NULL::INTEGER", ""},
 		{"null string", `{"null":` + strNT + `}`, strNT, "NULL::VARCHAR", ""},

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/expr"
-	"github.com/substrait-io/substrait-go/v8/types"
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
@@ -19,34 +19,12 @@ import (
 // literal's type: every value carries an explicit CAST or typed prefix, so
 // that DuckDB never infers a different type (an INTEGER literal 1 is not
 // DuckDB's INTEGER_LITERAL, a string is not a STRING_LITERAL).
-func literal(l expr.Literal) (s string, err error) {
-	// substrait-go's writers of a literal may panic (v8.1.1: a non-empty
-	// map inside a list or struct); that is a literal rigel cannot write,
-	// never a crash.
-	defer func() {
-		if r := recover(); r != nil {
-			s, err = "", fmt.Errorf("fallback SQL: literal of type %s: substrait-go cannot write it (%v)", l.GetType(), r)
-		}
-	}()
-	return protoLiteral(toProtoLiteral(l))
-}
-
-// toProtoLiteral is l.ToProtoLiteral, except for a non-empty map, whose
-// writer in substrait-go v8.1.1 stores through nil pointers.
-func toProtoLiteral(l expr.Literal) *proto.Expression_Literal {
-	m, ok := l.(*expr.MapLiteral)
-	if !ok || len(m.Value) == 0 {
-		return l.ToProtoLiteral()
+func literal(l expr.Literal) (string, error) {
+	p, err := substrait.LiteralProto(l)
+	if err != nil {
+		return "", fmt.Errorf("fallback SQL: %w", err)
 	}
-	kv := make([]*proto.Expression_Literal_Map_KeyValue, len(m.Value))
-	for i, v := range m.Value {
-		kv[i] = &proto.Expression_Literal_Map_KeyValue{Key: toProtoLiteral(v.Key), Value: toProtoLiteral(v.Value)}
-	}
-	return &proto.Expression_Literal{
-		Nullable:               m.Type.GetNullability() == types.NullabilityNullable,
-		TypeVariationReference: m.Type.GetTypeVariationReference(),
-		LiteralType:            &proto.Expression_Literal_Map_{Map: &proto.Expression_Literal_Map{KeyValues: kv}},
-	}
+	return protoLiteral(p)
 }
 
 func protoLiteral(p *proto.Expression_Literal) (string, error) {

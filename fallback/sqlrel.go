@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -26,7 +27,11 @@ type Writer struct {
 	// rows are computed elsewhere and registered as a DuckDB view of that
 	// name, with columns c0, c1, ... Named table reads are never asked:
 	// DuckDB reads its own tables.
-	Input func(r plan.Rel) (view string, err error)
+	// A non-empty query instead is the relation already written as DuckDB
+	// SQL with columns c0, c1, ... (by a Writer whose views the caller
+	// keeps), which goes into the query as it is: a relation below a
+	// chain of fallbacks is then written once, not again at every level.
+	Input func(r plan.Rel) (view, query string, err error)
 	// ArrowFiles, when set, is asked for the name of a registered table
 	// that will hold the base schema's columns (c0, c1, ...) of a
 	// LocalFiles read of Arrow IPC files, which DuckDB cannot read itself
@@ -73,9 +78,13 @@ func (w *Writer) alias() string {
 func (w *Writer) from(r plan.Rel, outer *scope, leaves bool) (string, string, error) {
 	if leaves && w.Input != nil {
 		if _, isRead := r.(*plan.NamedTableReadRel); !isRead {
-			view, err := w.Input(r)
+			view, query, err := w.Input(r)
 			if err != nil {
 				return "", "", err
+			}
+			if query != "" {
+				a := w.alias()
+				return "(" + query + ") AS " + a, a, nil
 			}
 			if view != "" {
 				// The columns are cast to the plan's types: the device may
@@ -555,6 +564,10 @@ func isTrue(e expr.Expression) bool {
 	if !ok {
 		return false
 	}
-	b, ok := l.ToProtoLiteral().GetLiteralType().(*proto.Expression_Literal_Boolean)
+	p, err := substrait.LiteralProto(l)
+	if err != nil {
+		return false
+	}
+	b, ok := p.GetLiteralType().(*proto.Expression_Literal_Boolean)
 	return ok && b.Boolean
 }

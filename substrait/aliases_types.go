@@ -9,6 +9,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // typeFixer completes a plan bottom-up, relation by relation: each function
@@ -27,6 +28,8 @@ type typeFixer struct {
 	// derive, when set, re-types declared decimal results by the YAML
 	// (decimal_derive.go) and nothing else is rewritten.
 	derive *decimalDeriver
+	// schemas: the output type of each relation fixed so far.
+	schemas map[*proto.Rel]*types.RecordType
 }
 
 func (f *typeFixer) plan() error {
@@ -61,14 +64,111 @@ func (f *typeFixer) rebuild() error {
 	return nil
 }
 
-// schema is the output type of a (fixed) relation.
+// schema is the output type of a (fixed) relation. It is derived from
+// the relation alone, its inputs standing in as tables of their (known)
+// columns: substrait-go would read the whole subtree again, and again for
+// every relation above it (a chain of 200 projections took 7 s).
 func (f *typeFixer) schema(r *proto.Rel) (*types.RecordType, error) {
-	rel, err := plan.RelFromProto(r, f.reg)
+	if s, ok := f.schemas[r]; ok {
+		return s, nil
+	}
+	shallow, err := f.overStandIns(r)
+	if err != nil {
+		// An input type without a protobuf form: read the subtree.
+		shallow = r
+	}
+	rel, err := plan.RelFromProto(shallow, f.reg)
 	if err != nil {
 		return nil, err
 	}
 	rt := rel.RecordType()
+	if f.schemas == nil {
+		f.schemas = map[*proto.Rel]*types.RecordType{}
+	}
+	f.schemas[r] = &rt
 	return &rt, nil
+}
+
+var relMessage = (&proto.Rel{}).ProtoReflect().Descriptor().FullName()
+
+// overStandIns is r with each input replaced by a named table of the
+// input's columns; the rest of r (its expressions, their subqueries, its
+// emit) is shared, not copied.
+func (f *typeFixer) overStandIns(r *proto.Rel) (*proto.Rel, error) {
+	m := r.ProtoReflect()
+	kind := m.WhichOneof(m.Descriptor().Oneofs().ByName("rel_type"))
+	if kind == nil || kind.Message() == nil {
+		return r, nil
+	}
+	inner := m.Get(kind).Message()
+	shallow := inner.New()
+	var err error
+	standIn := func(in protoreflect.Message) protoreflect.Value {
+		var s *types.RecordType
+		if s, err = f.schema(in.Interface().(*proto.Rel)); err != nil {
+			return protoreflect.Value{}
+		}
+		var t *proto.Rel
+		if t, err = standInTable(s); err != nil {
+			return protoreflect.Value{}
+		}
+		return protoreflect.ValueOfMessage(t.ProtoReflect())
+	}
+	inner.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Message() == nil || fd.Message().FullName() != relMessage:
+			shallow.Set(fd, v)
+		case fd.IsList():
+			l := shallow.Mutable(fd).List()
+			for i := 0; i < v.List().Len() && err == nil; i++ {
+				if x := standIn(v.List().Get(i).Message()); err == nil {
+					l.Append(x)
+				}
+			}
+		default:
+			if x := standIn(v.Message()); err == nil {
+				shallow.Set(fd, x)
+			}
+		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &proto.Rel{}
+	out.ProtoReflect().Set(kind, protoreflect.ValueOfMessage(shallow))
+	return out, nil
+}
+
+// standInTable is a read of a table of the given columns.
+func standInTable(s *types.RecordType) (*proto.Rel, error) {
+	ns := &proto.NamedStruct{Struct: &proto.Type_Struct{Nullability: proto.Type_NULLABILITY_REQUIRED}}
+	for i, t := range s.Types() {
+		p, err := TypeProto(t)
+		if err != nil {
+			return nil, err
+		}
+		ns.Struct.Types = append(ns.Struct.Types, p)
+		ns.Names = append(ns.Names, fmt.Sprintf("c%d", i))
+		ns.Names = append(ns.Names, nestedNames(p)...)
+	}
+	return &proto.Rel{RelType: &proto.Rel_Read{Read: &proto.ReadRel{BaseSchema: ns,
+		ReadType: &proto.ReadRel_NamedTable_{NamedTable: &proto.ReadRel_NamedTable{Names: []string{"rigel_stand_in"}}}}}}, nil
+}
+
+// nestedNames names the fields of the structs inside t, depth first, as a
+// NamedStruct lists them after t's own name.
+func nestedNames(t *proto.Type) []string {
+	st := t.GetStruct()
+	if st == nil {
+		return nil
+	}
+	var out []string
+	for i, ft := range st.Types {
+		out = append(out, fmt.Sprintf("f%d", i))
+		out = append(out, nestedNames(ft)...)
+	}
+	return out
 }
 
 func (f *typeFixer) rel(r *proto.Rel) error {

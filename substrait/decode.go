@@ -92,10 +92,19 @@ func Load(p *proto.Plan) (out *Plan, err error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: no plan", ErrMalformed)
 	}
+	// Before anything reads the plan: its size once inlined (limits.go).
+	if err := checkBudgets(p); err != nil {
+		return nil, err
+	}
 	// The standard extensions and rigel's own (rigel_ext.go).
 	coll, err := Collection()
 	if err != nil {
 		return nil, fmt.Errorf("loading the extension collection: %w", err)
+	}
+	// Calls of functions of the wrong kind, before the type fixer below
+	// hands them to substrait-go (invariants.go).
+	if err := checkFunctionReferences(p, coll); err != nil {
+		return nil, err
 	}
 	// Relations substrait-go cannot load, in forms it can (relations.go).
 	if p, err = rewriteRelations(p); err != nil {
@@ -134,6 +143,9 @@ func Load(p *proto.Plan) (out *Plan, err error) {
 		return nil, fmt.Errorf("%w: root.input: %v", ErrMalformed, err)
 	}
 	if err := checkDeclared(rel, "root", coll); err != nil {
+		return nil, err
+	}
+	if err := checkInvariants(rel, "root", coll); err != nil {
 		return nil, err
 	}
 	out = &Plan{Root: rel, Names: root.Names, Proto: p, Notes: notes}

@@ -109,7 +109,10 @@ func literal(l expr.Literal) (*gpu.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := l.ToProtoLiteral()
+	p, err := substrait.LiteralProto(l)
+	if err != nil {
+		return nil, err
+	}
 	v := gpu.Value{}
 	switch x := p.LiteralType.(type) {
 	case *proto.Expression_Literal_Null:
@@ -147,6 +150,16 @@ func literal(l expr.Literal) (*gpu.Expr, error) {
 		return nil, unsupported(fmt.Sprintf("literal %s", l))
 	}
 	return gpu.Const(t, v), nil
+}
+
+// literalProto is a literal's protobuf form, or an empty literal (of no
+// kind, which every reader refuses) where it has none.
+func literalProto(l expr.Literal) *proto.Expression_Literal {
+	p, err := substrait.LiteralProto(l)
+	if err != nil {
+		return &proto.Expression_Literal{}
+	}
+	return p
 }
 
 // decimalBytes reads Substrait's 16-byte little-endian two's complement.

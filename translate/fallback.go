@@ -35,7 +35,7 @@ func (t *translator) fallbackRel(r plan.Rel, cause error) (*stream, error) {
 		return nil, cause
 	}
 	f := &physical.Fallback{Reason: shortReason(cause)}
-	w := &fallback.Writer{Input: func(in plan.Rel) (string, error) {
+	w := &fallback.Writer{Input: func(in plan.Rel) (string, string, error) {
 		if _, ok := in.(*plan.CrossRel); ok {
 			// A cross product under a relation that falls back (Isthmus
 			// writes joins as a filter over crosses, and a filter holding
@@ -43,33 +43,45 @@ func (t *translator) fallbackRel(r plan.Rel, cause error) (*stream, error) {
 			// it and the filter's conditions into joins, where the device
 			// would list every pair (TPC-H Q16 at SF0.01: 16M pairs, out of
 			// memory).
-			return "", nil
+			return "", "", nil
 		}
 		s, err := t.rel(in)
 		if err != nil {
 			if isUnsupported(err) {
-				return "", nil
+				return "", "", nil
 			}
-			return "", err
+			return "", "", err
 		}
 		if s.slice != nil || len(s.exprs) == 0 {
 			// A Fetch runs only at a device plan's root; a table without
 			// columns carries no row count to DuckDB. Both stay in the SQL.
-			return "", nil
+			return "", "", nil
 		}
 		n, err := t.materialize(s)
 		if err != nil {
+			return "", "", err
+		}
+		if nested, ok := n.(*physical.Fallback); ok {
+			// One SQL text rather than a device round trip between two:
+			// the input's own SQL, with the views it reads.
+			f.Inputs = append(f.Inputs, nested.Inputs...)
+			f.InputNames = append(f.InputNames, nested.InputNames...)
+			return "", nested.SQL, nil
+		}
+		return t.addInput(f, n), "", nil
+	}}
+	w.ArrowFiles = func(r *plan.LocalFileReadRel) (string, error) {
+		// The files' node, under a name no other input of this
+		// translation has (f's SQL may hold other fallbacks' SQL).
+		var one physical.Fallback
+		if _, err := arrowFilesInput(&one)(r); err != nil {
 			return "", err
 		}
-		if _, nested := n.(*physical.Fallback); nested {
-			return "", nil // one SQL text rather than a device round trip between two
+		if len(one.Inputs) != 1 {
+			return "", fmt.Errorf("LocalFiles read: %d inputs for one read", len(one.Inputs))
 		}
-		name := fmt.Sprintf("rigel_input_%d", len(f.Inputs))
-		f.Inputs = append(f.Inputs, n)
-		f.InputNames = append(f.InputNames, name)
-		return name, nil
-	}}
-	w.ArrowFiles = arrowFilesInput(f)
+		return t.addInput(f, one.Inputs[0]), nil
+	}
 	q, err := w.Query(r)
 	if err != nil {
 		if strings.Contains(cause.Error(), err.Error()) {
@@ -86,6 +98,17 @@ func (t *translator) fallbackRel(r plan.Rel, cause error) (*stream, error) {
 	}
 	f.SQL = q
 	return identity(f), nil
+}
+
+// addInput registers n as an input of f under a view name unique in the
+// translation: a fallback's SQL goes whole into the SQL of a fallback
+// above it, with its views.
+func (t *translator) addInput(f *physical.Fallback, n physical.Node) string {
+	name := fmt.Sprintf("rigel_input_%d", t.views)
+	t.views++
+	f.Inputs = append(f.Inputs, n)
+	f.InputNames = append(f.InputNames, name)
+	return name
 }
 
 // shortReason is the first line of an error, cut to a readable length: the

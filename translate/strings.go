@@ -24,7 +24,7 @@ func stringLiteral(e expr.Expression) (s string, null, ok bool) {
 	if !isLit {
 		return "", false, false
 	}
-	switch x := l.ToProtoLiteral().LiteralType.(type) {
+	switch x := literalProto(l).LiteralType.(type) {
 	case *proto.Expression_Literal_String_:
 		return x.String_, false, true
 	case *proto.Expression_Literal_VarChar_:
@@ -176,7 +176,7 @@ func intLiteral(e expr.Expression) (v int64, null, ok bool) {
 	if !isLit {
 		return 0, false, false
 	}
-	switch x := l.ToProtoLiteral().LiteralType.(type) {
+	switch x := literalProto(l).LiteralType.(type) {
 	case *proto.Expression_Literal_I8:
 		return int64(x.I8), false, true
 	case *proto.Expression_Literal_I16:
@@ -238,12 +238,23 @@ func (c exprConv) substring(f *expr.ScalarFunction, out gpu.Type) (*gpu.Expr, er
 	return gpu.StrCall(sf, gpu.Type{Kind: gpu.Dict, Nullable: out.Nullable || x.Type.Nullable}, x), nil
 }
 
+// MaxDeviceInList bounds the options of an IN list that runs on the
+// device: it tests them one by one (an OR of equalities; over strings in
+// Arrow layout, one comparison per option in the generated kernel), so a
+// long list is slow there and a huge one a huge kernel, while DuckDB runs
+// it with a hash table. A longer list falls back. TPC-H's longest has 8
+// options.
+const MaxDeviceInList = 256
+
 // inList converts SQL's IN (Substrait's SingularOrList): true on a match,
 // null when the value or an option is null and nothing matched, false
 // otherwise, which is exactly an OR of equalities in Kleene logic.
 func (c exprConv) inList(x *expr.SingularOrList) (*gpu.Expr, error) {
 	if len(x.Options) == 0 {
 		return nil, fmt.Errorf("IN list without options")
+	}
+	if len(x.Options) > MaxDeviceInList {
+		return nil, unsupported(fmt.Sprintf("an IN list of %d options (the device runs lists of up to %d, translate.MaxDeviceInList)", len(x.Options), MaxDeviceInList))
 	}
 	v, err := c.convert(x.Value)
 	if err != nil {

@@ -121,7 +121,7 @@ func rescaled(v int64, err error) (int64, bool, error) { return v, false, err }
 
 // temporalValue reads a literal of temporal type tt in the carriage units.
 func temporalValue(l expr.Literal, tt temporal) (v int64, null bool, err error) {
-	switch x := l.ToProtoLiteral().LiteralType.(type) {
+	switch x := literalProto(l).LiteralType.(type) {
 	case *proto.Expression_Literal_Null:
 		return 0, true, nil
 	case *proto.Expression_Literal_Timestamp:

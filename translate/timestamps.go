@@ -37,7 +37,7 @@ func (c exprConv) timestampOf(e expr.Expression) (date *gpu.Expr, lit *big.Int, 
 		}
 		return d, nil, nil, true, nil
 	case expr.Literal:
-		switch l := x.ToProtoLiteral().LiteralType.(type) {
+		switch l := literalProto(x).LiteralType.(type) {
 		case *proto.Expression_Literal_PrecisionTimestamp_:
 			p := l.PrecisionTimestamp.GetPrecision()
 			if p < 0 || p > 12 {

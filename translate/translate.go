@@ -6,6 +6,7 @@ package translate
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/rigel-db/rigel/gpu"
@@ -37,7 +38,7 @@ type Options struct {
 
 // TranslateWith is Translate with options.
 func TranslateWith(p *substrait.Plan, o Options) (physical.Node, error) {
-	t := &translator{split: o.Split, tables: o.Tables}
+	t := &translator{split: o.Split, tables: o.Tables, done: map[plan.Rel]translated{}}
 	if o.Split {
 		// A split plan's root may become a DuckDB subtree, whose temporal
 		// columns the device cannot take in: such plans run whole on DuckDB.
@@ -64,6 +65,20 @@ func TranslateWith(p *substrait.Plan, o Options) (physical.Node, error) {
 type translator struct {
 	split  bool
 	tables Catalog
+	// done holds each relation's translation, for the fallback's writer,
+	// which asks again for the inputs of a relation that failed: without
+	// it, a chain of relations that each fall back translates its lowest
+	// one 2^n times (a 40-deep chain of fetches never finished).
+	done map[plan.Rel]translated
+	// views counts the fallbacks' input views (addInput).
+	views int
+}
+
+// translated is a relation's translation: a stream (copied at each use:
+// its users fold filters and columns into it) or an error.
+type translated struct {
+	s   *stream
+	err error
 }
 
 // stream is a relation's output not yet materialized: rows of src that pass
@@ -98,6 +113,18 @@ func (s *stream) columnOf(e *gpu.Expr) int {
 	return len(s.exprs) - 1
 }
 
+// copy is a stream that can change without changing s; the nodes and
+// expressions it points to are never changed once built.
+func (s *stream) copy() *stream {
+	c := *s
+	c.exprs = append([]*gpu.Expr(nil), s.exprs...)
+	if s.slice != nil {
+		sl := *s.slice
+		c.slice = &sl
+	}
+	return &c
+}
+
 func (s *stream) isIdentity() bool {
 	if s.filter != nil || len(s.exprs) != len(s.src.OutputTypes()) {
 		return false
@@ -110,7 +137,25 @@ func (s *stream) isIdentity() bool {
 	return true
 }
 
+// rel translates r once; a second call answers a copy of the first's
+// result.
 func (t *translator) rel(r plan.Rel) (*stream, error) {
+	if d, ok := t.done[r]; ok {
+		if d.err != nil {
+			return nil, d.err
+		}
+		return d.s.copy(), nil
+	}
+	s, err := t.relOnce(r)
+	if err != nil {
+		t.done[r] = translated{err: err}
+		return nil, err
+	}
+	t.done[r] = translated{s: s.copy()}
+	return s, nil
+}
+
+func (t *translator) relOnce(r plan.Rel) (*stream, error) {
 	s, err := t.relNoEmit(r)
 	if err != nil {
 		if t.split {
@@ -123,7 +168,7 @@ func (t *translator) rel(r plan.Rel) (*stream, error) {
 	if m := outputMapping(r); m != nil {
 		exprs := make([]*gpu.Expr, len(m))
 		for i, j := range m {
-			if int(j) >= len(s.exprs) {
+			if j < 0 || int(j) >= len(s.exprs) {
 				return nil, fmt.Errorf("%s: emit refers to column %d of %d", substrait.RelName(r), j, len(s.exprs))
 			}
 			exprs[i] = s.exprs[j]
@@ -417,8 +462,12 @@ func (t *translator) materialize(s *stream) (physical.Node, error) {
 	if s.slice != nil {
 		sl := *s.slice
 		sl.Input = n
-		if sort, ok := n.(*physical.Sort); ok && sl.Count >= 0 {
-			sort.Limit = int(sl.Offset + sl.Count) // top-k: only these rows can survive
+		if sort, ok := n.(*physical.Sort); ok && sl.Count >= 0 && sl.Count <= math.MaxInt64-sl.Offset {
+			// top-k: only these rows can survive. A copy: the sort's
+			// stream may be materialized again without the fetch.
+			topk := *sort
+			topk.Limit = int(sl.Offset + sl.Count)
+			sl.Input = &topk
 		}
 		n = &sl
 	}
