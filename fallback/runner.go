@@ -19,6 +19,9 @@ import (
 // inputs that other operators computed (physical.SQLRunner).
 type Runner struct {
 	DB *sql.DB
+	// MaxBytes bounds the answer RunOver holds (0: no bound); past it,
+	// RunOver fails with arrowrec.ErrTooLarge.
+	MaxBytes int64
 }
 
 // RunOver registers each input record as a temporary table of the given
@@ -72,7 +75,7 @@ func (r Runner) RunOver(ctx context.Context, query string, names []string, input
 			return err
 		}
 		defer rr.Release()
-		out, err = arrowrec.ReadAll(rr)
+		out, err = arrowrec.ReadAllWithin(rr, r.MaxBytes)
 		return err
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -25,6 +26,70 @@ var (
 	// subquery that returned more than one row, word for word.
 	ErrSubqueryRows = errors.New("More than one row returned by a subquery used as an expression - scalar subqueries can only return a single row")
 )
+
+// ErrBeyondDevice: a request no amount of freed memory would let through
+// (more than the device's whole budget, or more rows than one column
+// holds). It wraps ErrOutOfMemory, so the engine falls back as for any
+// lack of memory; it tells the engine not to drop cached columns first.
+var ErrBeyondDevice = fmt.Errorf("more than the whole device holds: %w", ErrOutOfMemory)
+
+// OutOfMemory is an ErrOutOfMemory that knows its numbers: what asked for
+// how many bytes, and how much of the device's budget was in use. A device
+// that can tell them reports this (errors.As), so that the engine can see
+// whether freeing cached columns could make room at all.
+type OutOfMemory struct {
+	Device, What         string
+	Asked, InUse, Budget int64
+	Hint                 string // the way out, in words
+}
+
+func (e *OutOfMemory) Error() string {
+	return fmt.Sprintf("%s device: %s needs %s more, and %s of its %s memory budget are in use (%s): %s",
+		e.Device, e.What, SizeText(e.Asked), SizeText(e.InUse), SizeText(e.Budget), e.Hint, ErrOutOfMemory)
+}
+
+// Unwrap is ErrBeyondDevice for a request larger than the whole budget.
+func (e *OutOfMemory) Unwrap() error {
+	if e.Asked > e.Budget {
+		return ErrBeyondDevice
+	}
+	return ErrOutOfMemory
+}
+
+// SizeText renders a byte count for messages.
+func SizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// CtxErr is why ctx is done (context.Cause: the caller's reason, else
+// context.Canceled or context.DeadlineExceeded), nil while it is not.
+// Devices return it from the loop or launch they were at when the caller
+// gave up.
+func CtxErr(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(ctx)
+}
+
+// MemoryBudget is a device that bounds the memory its columns and
+// intermediates hold (the host device, whose columns live on the Go heap).
+// CheckRows tells, before an operation builds rows rows of the given types,
+// whether they fit in what is left of the budget now: nil, or an error
+// that wraps ErrOutOfMemory and names what. The engine asks it where an
+// output's size is known before anything is built (a cross join's n x m
+// pairs); the device checks each allocation again itself.
+type MemoryBudget interface {
+	CheckRows(what string, rows int64, types []Type) error
+}
 
 // Column is a device-resident column produced by one Device and usable only
 // with that Device. Release frees its memory; a released column must not be
@@ -66,8 +131,9 @@ type Stats struct {
 	HostWaitNanos int64
 	// BytesLive is the device memory held right now by columns and
 	// intermediates (not the allocator's cached free blocks): a leak shows
-	// as growth across queries. A gauge, not reset by ResetStats; 0 on a
-	// device that does not count it (host).
+	// as growth across queries. A gauge, not reset by ResetStats. The host
+	// device counts the Go memory its columns and running operations hold
+	// against its budget (gpu/host's Options.MemoryLimit).
 	BytesLive int64
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/internal/arrowrec"
 )
 
 // ColumnCache keeps table columns on the device across queries (DESIGN.md's
@@ -237,6 +238,13 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			r := &results[j]
+			// A panic here (a bug reading or encoding a column) would end
+			// the process from this goroutine: it becomes the load's error.
+			defer func() {
+				if p := recover(); p != nil {
+					r.err = fmt.Errorf("loading %s.%s: internal error (a bug): %v", s.Table, s.Columns[i], p)
+				}
+			}()
 			arrays, err := readColumns(ctx, src, s.Table, []string{s.Columns[i]})
 			if err != nil {
 				r.err = err
@@ -303,6 +311,10 @@ func readColumns(ctx context.Context, src TableSource, table string, names []str
 		}
 	}
 	for rr.Next() {
+		if err := gpu.CtxErr(ctx); err != nil {
+			releaseChunks()
+			return nil, err
+		}
 		rec := rr.RecordBatch()
 		if int(rec.NumCols()) != len(names) {
 			releaseChunks()
@@ -339,15 +351,7 @@ func readColumns(ctx context.Context, src TableSource, table string, names []str
 	return out, nil
 }
 
-func arrayBytes(a arrow.Array) int64 {
-	var n int64
-	for _, b := range a.Data().Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	return n
-}
+func arrayBytes(a arrow.Array) int64 { return arrowrec.DataBytes(a.Data()) }
 
 // Invalidate drops every cached column of a table (all tables of the
 // source when table is ""). Columns a running query uses are freed when it

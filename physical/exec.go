@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/internal/ipcfiles"
 )
 
 // Executor runs physical plans on one device, reading tables through a
@@ -23,6 +24,9 @@ type Executor struct {
 	// SQL runs Fallback nodes on the host database; nil: a plan with one
 	// fails as unsupported.
 	SQL SQLRunner
+	// Files says which files ArrowFiles nodes may read; the zero value
+	// allows none.
+	Files ipcfiles.Access
 }
 
 // RunStats says what one run did.
@@ -108,7 +112,7 @@ func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.Re
 		}
 	}
 	if retype != nil {
-		if err := retypeArrays(retype, arrays); err != nil {
+		if err := retypeArrays(ctx, retype, arrays); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -125,7 +129,7 @@ func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.Re
 		lo := min(slice.Offset, rows)
 		hi := rows
 		if slice.Count >= 0 {
-			hi = min(lo+slice.Count, rows)
+			hi = lo + min(slice.Count, rows-lo) // lo+Count may overflow
 		}
 		sliced := rec.NewSlice(lo, hi)
 		rec.Release()
@@ -160,9 +164,11 @@ func (r *run) keep(cols []gpu.Column) []gpu.Column {
 	return cols
 }
 
-// node runs n's inputs, then n itself, timing n's own work.
+// node runs n's inputs, then n itself, timing n's own work. A cancelled
+// ctx stops the run before the next operator (the device's loops check it
+// inside one).
 func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	ch := n.Children()
@@ -213,19 +219,19 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 	case *Join:
 		out, err := r.join(ctx, x, ins[0], ins[1])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+			return nil, fmt.Errorf("%s: %w", errorText(x), err)
 		}
 		return out, nil
 	case *CountJoin:
 		out, err := r.countJoin(ctx, x, ins[0], ins[1])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+			return nil, fmt.Errorf("%s: %w", errorText(x), err)
 		}
 		return out, nil
 	case *ProbePipeline:
 		out, err := r.probePipeline(ctx, x, ins[0], ins[1])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+			return nil, fmt.Errorf("%s: %w", errorText(x), err)
 		}
 		return out, nil
 	case *Scan:
@@ -233,19 +239,19 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 	case *Pipeline:
 		out, err := r.pipeline(ctx, x, in)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+			return nil, fmt.Errorf("%s: %w", errorText(x), err)
 		}
 		return out, nil
 	case *Sort:
 		out, err := r.x.Dev.Sort(ctx, in, x.Keys, x.Limit)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+			return nil, fmt.Errorf("%s: %w", errorText(x), err)
 		}
 		return r.keep(out), nil
 	case *Union:
 		out, err := r.union(ctx, ins)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.Describe(), err)
+			return nil, fmt.Errorf("%s: %w", errorText(x), err)
 		}
 		return out, nil
 	case *Values:
@@ -262,9 +268,9 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 		}
 		return out, nil
 	case *Retype:
-		return nil, fmt.Errorf("%s: a retype below the root of a plan: %w", x.Describe(), gpu.ErrUnsupported)
+		return nil, fmt.Errorf("%s: a retype below the root of a plan: %w", errorText(x), gpu.ErrUnsupported)
 	case *Slice:
-		return nil, fmt.Errorf("%s: a slice below the root of a plan: %w", x.Describe(), gpu.ErrUnsupported)
+		return nil, fmt.Errorf("%s: a slice below the root of a plan: %w", errorText(x), gpu.ErrUnsupported)
 	}
 	return nil, fmt.Errorf("physical node %T: %w", n, gpu.ErrUnsupported)
 }
@@ -273,6 +279,9 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 func (r *run) values(ctx context.Context, v *Values) ([]gpu.Column, error) {
 	out := make([]gpu.Column, len(v.Types))
 	for j, t := range v.Types {
+		if err := gpu.CtxErr(ctx); err != nil {
+			return nil, err
+		}
 		b := array.NewBuilder(memory.DefaultAllocator, gpu.ArrowType(t))
 		for i, row := range v.Rows {
 			if sb, ok := b.(*array.StringBuilder); ok && !row[j].Null {

@@ -2,6 +2,7 @@ package physical
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -83,6 +84,11 @@ func (r *run) fallback(ctx context.Context, f *Fallback, ins [][]gpu.Column) ([]
 		recs[i] = rec
 	}
 	res, err := r.x.SQL.RunOver(ctx, f.SQL, f.InputNames, recs)
+	if errors.Is(err, arrowrec.ErrTooLarge) {
+		// An answer this large would not fit the device either: the
+		// engine runs the whole query on DuckDB, which streams it.
+		return nil, fmt.Errorf("%w: %w", err, gpu.ErrOutOfMemory)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -181,6 +181,9 @@ const swapBuildRatio = 32
 // candidates returns the pairs of rows with equal keys, or every pair.
 func (r *run) candidates(ctx context.Context, j *Join, left, right []gpu.Column, nl, nr, ratio int) (p, b gpu.Column, err error) {
 	if len(j.LeftKeys) == 0 {
+		if err := r.checkRows(fmt.Sprintf("a join without equal keys over %d x %d rows", nl, nr), int64(nl)*int64(nr), crossTypes(j)); err != nil {
+			return nil, nil, err
+		}
 		return r.crossPairs(ctx, nl, nr)
 	}
 	lk, rk := pick(left, j.LeftKeys), pick(right, j.RightKeys)
@@ -205,6 +208,29 @@ func (r *run) candidates(ctx context.Context, j *Join, left, right []gpu.Column,
 	return p, b, nil
 }
 
+// crossTypes is what a join without equal keys makes for every pair of
+// rows before anything filters them: the two row index columns, then the
+// columns its residual reads (gathered at every pair) or, without one, the
+// output of an inner or outer join (a semi or anti join keeps left rows
+// only, no more than the left side has).
+func crossTypes(j *Join) []gpu.Type {
+	types := []gpu.Type{gpu.JoinIndexType, gpu.JoinIndexType}
+	all := append(append([]gpu.Type(nil), j.Left.OutputTypes()...), j.Right.OutputTypes()...)
+	switch {
+	case j.Residual != nil:
+		used := map[int]bool{}
+		gpu.MarkColumns(j.Residual, used)
+		for i, t := range all {
+			if used[i] {
+				types = append(types, t)
+			}
+		}
+	case j.Type != JoinSemi && j.Type != JoinAnti:
+		types = append(types, j.OutputTypes()...)
+	}
+	return types
+}
+
 func (r *run) crossPairs(ctx context.Context, nl, nr int) (gpu.Column, gpu.Column, error) {
 	if nl == 1 || nr == 1 {
 		return r.broadcastPairs(ctx, nl, nr)
@@ -216,7 +242,12 @@ func (r *run) crossPairs(ctx context.Context, nl, nr int) (gpu.Column, gpu.Colum
 	bb := array.NewInt32Builder(memory.DefaultAllocator)
 	defer pb.Release()
 	defer bb.Release()
+	pb.Reserve(nl * nr)
+	bb.Reserve(nl * nr)
 	for i := 0; i < nl; i++ {
+		if err := gpu.CtxErr(ctx); err != nil {
+			return nil, nil, err
+		}
 		for k := 0; k < nr; k++ {
 			pb.Append(int32(i))
 			bb.Append(int32(k))

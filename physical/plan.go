@@ -6,6 +6,7 @@ package physical
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rigel-db/rigel/gpu"
 )
@@ -111,6 +112,25 @@ type Values struct {
 func (v *Values) OutputTypes() []gpu.Type { return v.Types }
 func (v *Values) Children() []Node        { return nil }
 func (v *Values) Describe() string        { return fmt.Sprintf("Values %d rows", len(v.Rows)) }
+
+// maxErrorText bounds a node's text in an error: a plan's expression can
+// run to megabytes (an IN list of 100,000 values is an OR of as many
+// comparisons), and errors go to logs and clients.
+const maxErrorText = 256
+
+// errorText is n's Describe for an error message, cut after maxErrorText
+// bytes (at a character boundary) with the length it had.
+func errorText(n Node) string {
+	d := n.Describe()
+	if len(d) <= maxErrorText {
+		return d
+	}
+	cut := maxErrorText
+	for cut > 0 && !utf8.RuneStart(d[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", d[:cut], len(d))
+}
 
 // Explain renders the tree, one node a line, each tagged with where it runs.
 func Explain(root Node, where string) string {

@@ -261,7 +261,7 @@ func (r *run) probePipeline(ctx context.Context, x *ProbePipeline, left, right [
 		}
 		filtered, err := r.pipeline(ctx, f.pre, sides[f.side])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.pre.Describe(), err)
+			return nil, fmt.Errorf("%s: %w", errorText(f.pre), err)
 		}
 		sides[f.side] = filtered
 		left, right = sides[0], sides[1]

@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -197,11 +198,14 @@ func (c RetypeCol) apply(a arrow.Array) (arrow.Array, error) {
 // retypeArrays converts the downloaded result columns in place (each
 // replaced array is released; on error the slots hold what is left to
 // release).
-func retypeArrays(r *Retype, arrays []arrow.Array) error {
+func retypeArrays(ctx context.Context, r *Retype, arrays []arrow.Array) error {
 	if len(r.Cols) != len(arrays) {
 		return fmt.Errorf("retype of %d columns over a result of %d", len(r.Cols), len(arrays))
 	}
 	for i, c := range r.Cols {
+		if err := gpu.CtxErr(ctx); err != nil {
+			return err
+		}
 		a := arrays[i]
 		arrays[i] = nil
 		out, err := c.apply(a)

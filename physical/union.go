@@ -28,6 +28,20 @@ func (u *Union) OutputTypes() []gpu.Type {
 func (u *Union) Describe() string { return fmt.Sprintf("Union all of %d inputs", len(u.Inputs)) }
 
 func (r *run) union(ctx context.Context, ins [][]gpu.Column) ([]gpu.Column, error) {
+	var rows int64
+	var types []gpu.Type
+	for _, in := range ins {
+		rows += int64(rowCount(in))
+		for i, c := range in {
+			if i == len(types) {
+				types = append(types, c.Type())
+			}
+			types[i].Nullable = types[i].Nullable || c.Type().Nullable
+		}
+	}
+	if err := r.checkRows(fmt.Sprintf("a union of %d rows", rows), rows, types); err != nil {
+		return nil, err
+	}
 	out, err := r.x.Dev.Concat(ctx, ins)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ package cuda
 import "C"
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"os"
@@ -63,6 +64,9 @@ type Device struct {
 	util, join *module
 	status     uint64 // 4-byte device word kernels raise flags in
 	closed     bool
+	// opCtx is the running operation's ctx, which launches and waits
+	// check (cancel.go; d.mu).
+	opCtx context.Context
 
 	st struct{ up, down, launches, compiled, nanos, waits, waitNanos atomic.Int64 }
 	// direct: blocks allocated outside the pool and their sizes (d.mu).
@@ -380,6 +384,9 @@ func (d *Device) checkColumns(cols []gpu.Column, strOK bool) ([]*column, error) 
 // timedLaunch launches a kernel, between two timing events (read later, see
 // timing.go) when kernel timing is on. Callers hold d.mu.
 func (d *Device) timedLaunch(m *module, name string, grid, block, shmem int, args []uint64) error {
+	if err := d.cancelled(); err != nil {
+		return err
+	}
 	f, err := d.cx.function(m, name)
 	if err != nil {
 		return err

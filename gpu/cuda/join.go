@@ -58,11 +58,12 @@ func (d *Device) joinModule() (*module, error) {
 // side, one counting each tile's pairs and one writing them at the scanned
 // offsets, so the output is allocated once at its exact size.
 func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsEqual []bool) (gpu.Column, gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, nil, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.watch(ctx)()
 	if d.closed {
 		return nil, nil, fmt.Errorf("hash join: CUDA device is closed")
 	}
@@ -267,7 +268,7 @@ func (d *Device) hashJoin(ctx context.Context, mod *module, args []uint64, nb, n
 	if err != nil {
 		return out, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return out, err
 	}
 	if out, err = d.indexPair(total); err != nil {
@@ -345,7 +346,7 @@ func (d *Device) joinTable(ctx context.Context, mod *module, args []uint64, nb, 
 	if err := d.timedLaunch(mod, "rg_join_build", d.gridFor(int64(nb), joinThreads), joinThreads, 0, args); err != nil {
 		return 0, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return 0, err
 	}
 	args[jaN] = uint64(np)

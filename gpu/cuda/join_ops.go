@@ -21,11 +21,12 @@ const gatherMaxCols = 48
 // columns (or negative without padNulls) raises a status flag that becomes
 // an error here, so a bad index is reported, never read out of bounds.
 func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, padNulls bool) ([]gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.watch(ctx)()
 	if d.closed {
 		return nil, fmt.Errorf("gather: CUDA device is closed")
 	}
@@ -126,7 +127,7 @@ func (d *Device) indexArg(idx gpu.Column, what string) (*column, error) {
 // a byte flag per row scattered from idx, then a compaction of the unflagged
 // rows (count per tile, scan, write in order).
 func (d *Device) Unmatched(ctx context.Context, idx gpu.Column, n int) (gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	if n < 0 {
@@ -137,6 +138,7 @@ func (d *Device) Unmatched(ctx context.Context, idx gpu.Column, n int) (gpu.Colu
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.watch(ctx)()
 	if d.closed {
 		return nil, fmt.Errorf("unmatched: CUDA device is closed")
 	}
@@ -218,7 +220,7 @@ func (d *Device) unmatched(ic *column, n int) (*column, error) {
 // (no kernel). An output column is nullable when any part's is; parts
 // without validity contribute valid bytes (a memset of 1s).
 func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	if len(parts) == 0 {
@@ -226,6 +228,7 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.watch(ctx)()
 	if d.closed {
 		return nil, fmt.Errorf("concat: CUDA device is closed")
 	}

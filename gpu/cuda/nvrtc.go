@@ -154,33 +154,25 @@ func cacheKey(src, arch string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// compileCached returns the CUBIN of src for arch from the disk cache, or
-// compiles and stores it. compiled reports a cache miss.
+// compileCached returns the CUBIN of src for arch from the disk cache
+// (kernelcache.go), or compiles and stores it. compiled reports a cache
+// miss.
 func compileCached(src, name, arch string) (cubin []byte, compiled bool, err error) {
 	if err := loadNVRTC(); err != nil {
 		return nil, false, err
 	}
-	dir := kernelCacheDir()
-	path := filepath.Join(dir, cacheKey(src, arch)+".cubin")
-	if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+	cache, err := openKernelCache()
+	if err != nil {
+		return nil, false, err
+	}
+	key := cacheKey(src, arch)
+	if b, ok := cache.get(key); ok {
 		return b, false, nil
 	}
 	cubin, _, err = nvrtcCompile(src, name, arch)
 	if err != nil {
 		return nil, true, err
 	}
-	// A cache that cannot be written only costs a recompile next time:
-	// write to a temporary name and rename so readers never see half a file.
-	if os.MkdirAll(dir, 0o755) == nil {
-		if f, err := os.CreateTemp(dir, "tmp-*"); err == nil {
-			_, werr := f.Write(cubin)
-			cerr := f.Close()
-			if werr == nil && cerr == nil {
-				os.Rename(f.Name(), path)
-			} else {
-				os.Remove(f.Name())
-			}
-		}
-	}
+	cache.put(key, cubin)
 	return cubin, true, nil
 }

@@ -49,7 +49,7 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 // the open device, the join set up (probeSetup) for body and released
 // after it; errors past check name what and p.
 func (d *Device) probeCall(ctx context.Context, what string, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool, check func() error, body func(j *probeJoin) error) error {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return err
 	}
 	if err := check(); err != nil {
@@ -57,6 +57,7 @@ func (d *Device) probeCall(ctx context.Context, what string, p *gpu.Pipeline, pr
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.watch(ctx)()
 	if d.closed {
 		return fmt.Errorf("%s: CUDA device is closed", what)
 	}
@@ -379,7 +380,7 @@ func (d *Device) probeWrite(ctx context.Context, mod, jmod *module, jargs, args 
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return err
 	}
 	if err := newOut(total); err != nil {
@@ -505,7 +506,7 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 		}
 	}
 	args[0] = uint64(n)
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	// As runAggregate, with the pairs in place of the rows.

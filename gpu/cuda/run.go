@@ -14,7 +14,7 @@ import (
 // Run executes a pipeline as one generated kernel (plus a scan for
 // materialization, an init for aggregation).
 func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) ([]gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	if p == nil {
@@ -22,6 +22,7 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.watch(ctx)()
 	if d.closed {
 		return nil, fmt.Errorf("run: CUDA device is closed")
 	}

@@ -49,7 +49,7 @@ const (
 // Sort orders the columns by keys (stable) with a bitonic sort and gathers
 // every column into new ones; limit > 0 keeps the first limit rows.
 func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	if limit > 0 && limit <= maxTopK && len(in) > 0 && in[0].Len() > topKThreshold {
@@ -57,6 +57,7 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.watch(ctx)()
 	if d.closed {
 		return nil, fmt.Errorf("sort: CUDA device is closed")
 	}
@@ -259,7 +260,7 @@ func keyArgs(cols []*column, keys []gpu.SortKey) ([]uint64, error) {
 // topK sorts the few rows that can be among the first limit: the survivors
 // of topKCandidates, gathered, then rank-sorted.
 func (d *Device) topK(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
-	cand, err := d.topKCandidates(in, keys, limit)
+	cand, err := d.topKCandidates(ctx, in, keys, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sort (top %d): %w", limit, err)
 	}
@@ -278,9 +279,10 @@ func (d *Device) topK(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 
 // topKCandidates returns, as an index column, at most topKThreshold rows
 // (in their original order among equals) that include the first limit.
-func (d *Device) topKCandidates(in []gpu.Column, keys []gpu.SortKey, limit int) (*column, error) {
+func (d *Device) topKCandidates(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, limit int) (*column, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.watch(ctx)()
 	if d.closed {
 		return nil, fmt.Errorf("CUDA device is closed")
 	}

@@ -86,7 +86,7 @@ var _ gpu.StrUploader = (*Device)(nil)
 // (rebased to 0 on the host only when the array does not start at 0) and
 // the characters each go in one bulk copy through the pinned buffers.
 func (d *Device) UploadStr(ctx context.Context, arr arrow.Array) (gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	if arr == nil {
@@ -98,6 +98,7 @@ func (d *Device) UploadStr(ctx context.Context, arr arrow.Array) (gpu.Column, er
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.watch(ctx)()
 	if d.closed {
 		return nil, fmt.Errorf("upload strings: CUDA device is closed")
 	}

@@ -60,10 +60,14 @@ func (d *Device) copyIn(dst uint64, b []byte, what string) error {
 	return nil
 }
 
-// copyOut copies len(b) bytes from device memory at src into b.
+// copyOut copies len(b) bytes from device memory at src into b, after the
+// kernels before it: unless the operation was cancelled (cancel.go).
 func (d *Device) copyOut(b []byte, src uint64, what string) error {
 	if len(b) == 0 {
 		return nil
+	}
+	if err := d.cancelled(); err != nil {
+		return err
 	}
 	var stage *C.char
 	defer d.waited(time.Now())
@@ -160,7 +164,7 @@ func encode(arr arrow.Array) (*hostColumn, error) {
 
 // Upload copies an Arrow array into device memory (see gpu.Device).
 func (d *Device) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	h, err := encode(arr)
@@ -169,6 +173,7 @@ func (d *Device) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.watch(ctx)()
 	if d.closed {
 		return nil, fmt.Errorf("upload: CUDA device is closed")
 	}
@@ -246,7 +251,7 @@ func (d *Device) fetch(c *column) (*hostColumn, error) {
 
 // Download copies a column back into an Arrow array of gpu.ArrowType.
 func (d *Device) Download(ctx context.Context, col gpu.Column) (arrow.Array, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	out, err := d.DownloadAll(ctx, []gpu.Column{col})

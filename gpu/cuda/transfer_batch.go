@@ -184,11 +184,13 @@ func (d *Device) fetchBatch(cs []*column) ([]*hostColumn, error) {
 // for the totals of Str columns that need compacting (stageStrDownloads).
 // The arrays are built after d.mu is let go.
 func (d *Device) DownloadAll(ctx context.Context, cols []gpu.Column) ([]arrow.Array, error) {
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	d.mu.Lock()
+	restore := d.watch(ctx)
 	build, err := d.fetchAll(cols)
+	restore()
 	d.mu.Unlock()
 	if err == nil {
 		var out []arrow.Array

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -87,6 +88,38 @@ type groupState struct {
 	keys    []string         // generic: encoded key per group
 	seen    []bool           // dense: group has a row
 	accs    []accum
+	// keyBytes is the length of the encoded keys, and reserved what the
+	// state holds of the budget so far (reserveGrowth).
+	keyBytes, reserved int64
+}
+
+// Per group, what a state holds besides its key's bytes: the accumulators
+// (five 8- or 16-byte slots an aggregate) and, for generic keys, the map's
+// entry and the key's string header (about 64 bytes).
+const (
+	accGroupBytes = 48
+	mapGroupBytes = 64
+)
+
+// size estimates the state's bytes.
+func (st *groupState) size() int64 {
+	per := int64(accGroupBytes * len(st.accs))
+	if st.index != nil {
+		per += mapGroupBytes
+	} else {
+		per++ // seen
+	}
+	return int64(st.ngroups)*per + st.keyBytes
+}
+
+// reserveGrowth reserves in g what the state grew by since the last call.
+func (st *groupState) reserveGrowth(g *grant) error {
+	grown := st.size() - st.reserved
+	if err := g.add(grown); err != nil {
+		return err
+	}
+	st.reserved += max(grown, 0)
+	return nil
 }
 
 // keyLayout decides how group keys become group numbers. Dense layout maps
@@ -193,6 +226,7 @@ func (st *groupState) assign(kl *keyLayout, keys []*vec, n int) ([]int32, error)
 			s := string(buf)
 			st.index[s] = g
 			st.keys = append(st.keys, s)
+			st.keyBytes += int64(len(s))
 			st.ngroups++
 			for a := range st.accs {
 				st.accs[a].grow(st.ngroups)
@@ -425,8 +459,16 @@ func mergeGroup(p *gpu.Pipeline, dst *groupState, dg int32, src *groupState, sg 
 func (d *Device) aggregate(ctx context.Context, pl *plan) ([]gpu.Column, error) {
 	p := pl.p
 	kl := newKeyLayout(pl)
+	// The workers' states grow a chunk at a time (a chunk makes at most
+	// chunkRows groups) and reserve their growth after each; the merged
+	// state and the output reserve theirs as they go.
+	res, err := d.reserve(fmt.Sprintf("an aggregate of %d rows by %d keys", pl.n, len(p.Keys)), 0)
+	if err != nil {
+		return nil, err
+	}
+	defer res.done()
 	states := make([]*groupState, d.workers)
-	err := d.parallel(ctx, numChunks(pl.n), func(w, c int) error {
+	err = d.parallel(ctx, numChunks(pl.n), func(w, c int) error {
 		b, err := pl.filtered(c)
 		if err != nil {
 			return err
@@ -465,6 +507,9 @@ func (d *Device) aggregate(ctx context.Context, pl *plan) ([]gpu.Column, error) 
 		if err != nil {
 			return err
 		}
+		if err := st.reserveGrowth(res); err != nil {
+			return err
+		}
 		return st.update(p, args, gids)
 	})
 	if err != nil {
@@ -472,11 +517,20 @@ func (d *Device) aggregate(ctx context.Context, pl *plan) ([]gpu.Column, error) 
 	}
 	// Merge the workers' partial states.
 	global := newGroupState(&kl, len(p.Aggs))
+	tick := newTicker(ctx)
 	for _, st := range states {
 		if st == nil {
 			continue
 		}
 		for g := 0; g < st.ngroups; g++ {
+			if err := tick.tick(1); err != nil {
+				return nil, err
+			}
+			if g%chunkRows == 0 {
+				if err := global.reserveGrowth(res); err != nil {
+					return nil, err
+				}
+			}
 			dg := int32(g)
 			if kl.dense {
 				if !st.seen[g] {
@@ -500,6 +554,22 @@ func (d *Device) aggregate(ctx context.Context, pl *plan) ([]gpu.Column, error) 
 			}
 		}
 	}
+	// The output: every group's row, and the characters of Str keys (no
+	// more than the workers' encoded keys hold).
+	var rowOut, chars int64
+	for _, t := range p.OutputTypes() {
+		rowOut += rowBytes(t.WithNullable(true))
+	}
+	if slices.ContainsFunc(kl.types, func(t gpu.Type) bool { return t.Kind == gpu.Str }) {
+		for _, st := range states {
+			if st != nil {
+				chars += st.keyBytes
+			}
+		}
+	}
+	if err := res.add(times(int64(global.ngroups), rowOut) + chars); err != nil {
+		return nil, err
+	}
 	return d.emitGroups(pl, &kl, global)
 }
 
@@ -521,6 +591,9 @@ func (d *Device) emitGroups(pl *plan, kl *keyLayout, st *groupState) ([]gpu.Colu
 		return nil, err
 	}
 	for k, pi := range p.Keys {
+		if err := gpu.CtxErr(pl.ctx); err != nil {
+			return fail(err)
+		}
 		t := kl.types[k]
 		v := newVec(t.Kind, n, true)
 		for j, g := range groups {
@@ -547,6 +620,9 @@ func (d *Device) emitGroups(pl *plan, kl *keyLayout, st *groupState) ([]gpu.Colu
 		out = append(out, c)
 	}
 	for a, ag := range p.Aggs {
+		if err := gpu.CtxErr(pl.ctx); err != nil {
+			return fail(err)
+		}
 		acc := &st.accs[a]
 		v := newVec(ag.Type.Kind, n, true)
 		for j, g := range groups {

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -50,6 +51,7 @@ func sameType(a, b gpu.Type) bool {
 // checker validates expressions and resolves the dictionary of Dict-typed
 // ones (codes only mean something together with their dictionary).
 type checker struct {
+	ctx    context.Context // the run's (rowDictionary evaluates rows)
 	inputs []gpu.Type
 	dicts  []*array.String // per input column, nil unless Dict
 	// tabs holds the tables of the string operations (strings.go).

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 
@@ -87,35 +88,71 @@ func (v *vec) slice(lo, hi int) *vec {
 
 // gather returns the rows idx, in that order.
 func (v *vec) gather(idx []int32) *vec {
+	g := v.gatherAlloc(len(idx))
+	v.gatherRange(g, idx, 0, len(idx))
+	return g
+}
+
+// gatherAlloc allocates what gather returns for n rows: vectors of v's
+// kinds (a Str one holds rows into v's characters).
+func (v *vec) gatherAlloc(n int) *vec {
 	g := &vec{}
 	if v.i64 != nil {
-		g.i64 = make([]int64, len(idx))
-		for j, i := range idx {
-			g.i64[j] = v.i64[i]
+		g.i64 = make([]int64, n)
+	}
+	if v.f64 != nil {
+		g.f64 = make([]float64, n)
+	}
+	if v.i128 != nil {
+		g.i128 = make([]int128, n)
+	}
+	if v.valid != nil {
+		g.valid = make([]bool, n)
+	}
+	if v.str != nil {
+		g.str = &strVec{offs: v.str.offs, chars: v.str.chars, rows: make([]int32, n)}
+	}
+	return g
+}
+
+// gatherRange fills rows [lo, hi) of g (from gatherAlloc) with v's rows
+// idx[lo:hi].
+func (v *vec) gatherRange(g *vec, idx []int32, lo, hi int) {
+	if v.i64 != nil {
+		for j, i := range idx[lo:hi] {
+			g.i64[lo+j] = v.i64[i]
 		}
 	}
 	if v.f64 != nil {
-		g.f64 = make([]float64, len(idx))
-		for j, i := range idx {
-			g.f64[j] = v.f64[i]
+		for j, i := range idx[lo:hi] {
+			g.f64[lo+j] = v.f64[i]
 		}
 	}
 	if v.i128 != nil {
-		g.i128 = make([]int128, len(idx))
-		for j, i := range idx {
-			g.i128[j] = v.i128[i]
+		for j, i := range idx[lo:hi] {
+			g.i128[lo+j] = v.i128[i]
 		}
 	}
 	if v.valid != nil {
-		g.valid = make([]bool, len(idx))
-		for j, i := range idx {
-			g.valid[j] = v.valid[i]
+		for j, i := range idx[lo:hi] {
+			g.valid[lo+j] = v.valid[i]
 		}
 	}
 	if v.str != nil {
-		g.str = v.str.gather(idx)
+		for j, i := range idx[lo:hi] {
+			g.str.rows[lo+j] = int32(v.str.row(int(i)))
+		}
 	}
-	return g
+}
+
+// gatherCtx is gather in ranges of rows, checking ctx before each.
+func (v *vec) gatherCtx(ctx context.Context, idx []int32) (*vec, error) {
+	g := v.gatherAlloc(len(idx))
+	err := inRanges(ctx, len(idx), func(lo, hi int) error {
+		v.gatherRange(g, idx, lo, hi)
+		return nil
+	})
+	return g, err
 }
 
 // hasNull reports whether any of the first n rows is null.
@@ -136,6 +173,9 @@ type column struct {
 	data     *vec
 	dict     *array.String // Dict columns only; retained by this column
 	released atomic.Bool
+	// bytes is what the column holds of the device's memory budget, from
+	// newColumn to Release (budget.go).
+	bytes int64
 }
 
 func (c *column) Type() gpu.Type            { return c.typ }
@@ -150,8 +190,12 @@ func (c *column) Release() {
 		c.dict.Release()
 	}
 	c.data = nil
+	c.dev.live.Add(-c.bytes)
 }
 
+// newColumn makes a column of data, which the caller allocated under a
+// grant (budget.go): from here on the column itself holds its bytes of the
+// budget until its Release.
 func (d *Device) newColumn(t gpu.Type, n int, data *vec, dict *array.String) *column {
 	if dict != nil {
 		dict.Retain()
@@ -160,7 +204,9 @@ func (d *Device) newColumn(t gpu.Type, n int, data *vec, dict *array.String) *co
 		// Only columns typed nullable carry a validity vector.
 		data.valid = nil
 	}
-	return &column{dev: d, typ: t, n: n, data: data, dict: dict}
+	c := &column{dev: d, typ: t, n: n, data: data, dict: dict, bytes: vecBytes(data)}
+	d.live.Add(c.bytes)
+	return c
 }
 
 // own checks that c is a live column of this device.

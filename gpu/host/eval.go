@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 
@@ -11,6 +12,10 @@ import (
 // contiguous rows lo..lo+n, or the listed rows idx. Input vectors are sliced
 // or gathered on first use.
 type batch struct {
+	// ctx is the run's: eval checks it at every expression node, so that
+	// an expression of a million nodes (an IN list of a million values is
+	// an OR of as many comparisons) stops within one node's rows.
+	ctx   context.Context
 	n     int
 	cols  []*column
 	lo    int
@@ -20,8 +25,8 @@ type batch struct {
 	tabs map[*gpu.Expr]*strTab
 }
 
-func newBatch(cols []*column, lo, hi int) *batch {
-	return &batch{n: hi - lo, cols: cols, lo: lo, cache: make([]*vec, len(cols))}
+func newBatch(ctx context.Context, cols []*column, lo, hi int) *batch {
+	return &batch{ctx: ctx, n: hi - lo, cols: cols, lo: lo, cache: make([]*vec, len(cols))}
 }
 
 func (b *batch) input(i int) *vec {
@@ -51,7 +56,7 @@ func (b *batch) sub(sel []int32) *batch {
 			idx[j] = b.idx[p]
 		}
 	}
-	s := &batch{n: len(sel), cols: b.cols, idx: idx, cache: make([]*vec, len(b.cols)), tabs: b.tabs}
+	s := &batch{ctx: b.ctx, n: len(sel), cols: b.cols, idx: idx, cache: make([]*vec, len(b.cols)), tabs: b.tabs}
 	for i, v := range b.cache {
 		if v != nil {
 			s.cache[i] = v.gather(sel) // reuse work already done
@@ -85,6 +90,9 @@ func andValid(n int, vs ...*vec) []bool {
 
 // eval evaluates a checked expression over the rows of b.
 func eval(e *gpu.Expr, b *batch) (*vec, error) {
+	if err := gpu.CtxErr(b.ctx); err != nil {
+		return nil, err
+	}
 	switch e.Op {
 	case gpu.OpCol:
 		return b.input(e.Col), nil

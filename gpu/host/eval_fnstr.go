@@ -87,8 +87,10 @@ func (c *checker) checkStrRow(e *gpu.Expr, argDicts []*array.String) (*array.Str
 // be one the filter drops; evaluation raises it for rows it evaluates.
 func (c *checker) rowDictionary(e *gpu.Expr, t *strTab) error {
 	set := map[string]bool{}
-	if c.n > 0 {
-		b := newBatch(c.cols, 0, c.n)
+	// A chunk of rows at a time, as a run evaluates them (eval checks the
+	// run's ctx at each of them).
+	for lo := 0; lo < c.n; lo += chunkRows {
+		b := newBatch(c.ctx, c.cols, lo, min(c.n, lo+chunkRows))
 		b.tabs = c.tabs
 		err := eachRow(e, t.row, b, func(_ int, v gpu.RowValue, err error) error {
 			if err == nil && !v.Null {

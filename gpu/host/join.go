@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -35,6 +36,13 @@ func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsE
 	if err != nil {
 		return nil, nil, err
 	}
+	nb, np := bc[0].n, pc[0].n
+	// The hash table first; the pairs reserve their room as they grow.
+	g, err := d.reserve(fmt.Sprintf("hash join of %d build rows and %d probe rows", nb, np), times(int64(nb), joinTableRowBytes(len(bc))))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer g.done()
 	for i := range bc {
 		bt, pt := bc[i].typ, pc[i].typ
 		if bt.Kind == gpu.Str || pt.Kind == gpu.Str {
@@ -47,6 +55,9 @@ func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsE
 		}
 		if bt.Kind == gpu.Dict && bc[i].dict != nil && pc[i].dict != nil {
 			if _, err := sameDict(bc[i].dict, pc[i].dict); err != nil {
+				if err := g.add(times(int64(np), 8)); err != nil {
+					return nil, nil, err
+				}
 				pc[i] = inDictionary(pc[i], bc[i].dict)
 			}
 		}
@@ -54,35 +65,53 @@ func (d *Device) HashJoin(ctx context.Context, build, probe []gpu.Column, nullsE
 	d.count(func(s *gpu.Stats) { s.KernelLaunches += 2 })
 	eqNull := func(i int) bool { return nullsEqual != nil && nullsEqual[i] }
 
-	table := make(map[string][]int32, bc[0].n)
+	tick := newTicker(ctx)
+	table := make(map[string][]int32, nb)
 	var key []byte
-	for r := 0; r < bc[0].n; r++ {
+	for r := 0; r < nb; r++ {
+		if err := tick.tick(1); err != nil {
+			return nil, nil, err
+		}
 		var ok bool
 		if key, ok = encodeJoinKey(key[:0], bc, r, eqNull); ok {
 			table[string(key)] = append(table[string(key)], int32(r))
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
 	var pIdx, bIdx []int64
-	for r := 0; r < pc[0].n; r++ {
+	for r := 0; r < np; r++ {
+		if err := tick.tick(1); err != nil {
+			return nil, nil, err
+		}
 		var ok bool
 		if key, ok = encodeJoinKey(key[:0], pc, r, eqNull); !ok {
 			continue
 		}
-		for _, b := range table[string(key)] {
+		match := table[string(key)]
+		if need := len(pIdx) + len(match); need > cap(pIdx) {
+			// Keys that repeat on both sides multiply: the pairs are
+			// reserved before the room for them is allocated.
+			grown := max(need, cap(pIdx)+cap(pIdx)/2, 1024)
+			if err := g.add(times(int64(grown-cap(pIdx)), 16)); err != nil {
+				return nil, nil, err
+			}
+			pIdx = slices.Grow(pIdx, grown-len(pIdx))
+			bIdx = slices.Grow(bIdx, grown-len(bIdx))
+		}
+		for _, b := range match {
 			pIdx = append(pIdx, int64(r))
 			bIdx = append(bIdx, int64(b))
 		}
-		if r%(1<<16) == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
+		if err := tick.tick(len(match)); err != nil {
+			return nil, nil, err
 		}
 	}
 	return d.indexColumn(pIdx), d.indexColumn(bIdx), nil
 }
+
+// joinTableRowBytes estimates what a build row costs HashJoin's table: its
+// encoded key (a validity byte and 8 bytes a key; a 16-byte decimal128 is
+// rare), the map's entry and the row list's header and element.
+func joinTableRowBytes(keys int) int64 { return int64(9*keys) + 80 }
 
 // inDictionary is Dict column c with its codes mapped into dictionary to
 // (gpu.DictCodeMap; -1 where to lacks the string), for comparing them with
@@ -146,33 +175,52 @@ func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, 
 		return nil, err
 	}
 	d.count(func(s *gpu.Stats) { s.KernelLaunches++ })
-	out := make([]gpu.Column, len(hc))
+	var rowOut int64 = 4 // the row list each column is gathered through
+	for _, c := range hc {
+		rowOut += rowBytes(c.typ.WithNullable(c.typ.Nullable || padNulls))
+	}
+	g, err := d.reserve(fmt.Sprintf("gather of %d rows of %d columns", len(ic), len(hc)), times(int64(len(ic)), rowOut))
+	if err != nil {
+		return nil, err
+	}
+	defer g.done()
+	out := make([]gpu.Column, 0, len(hc))
+	fail := func(err error) ([]gpu.Column, error) {
+		releaseAll(out)
+		return nil, err
+	}
 	for i, c := range hc {
 		rows := make([]int32, len(ic))
 		var valid []bool
 		if padNulls {
 			valid = make([]bool, len(ic))
 		}
-		for j, r := range ic {
-			switch {
-			case r >= 0 && int(r) < c.n:
-				rows[j] = int32(r)
-				if valid != nil {
-					valid[j] = c.data.isValid(int(r))
+		err := inRanges(ctx, len(ic), func(lo, hi int) error {
+			for j := lo; j < hi; j++ {
+				switch r := ic[j]; {
+				case r >= 0 && int(r) < c.n:
+					rows[j] = int32(r)
+					if valid != nil {
+						valid[j] = c.data.isValid(int(r))
+					}
+				case r < 0 && padNulls:
+					// rows[j] = 0 reads a real row (when there is one), whose
+					// value is masked below.
+				default:
+					return fmt.Errorf("gather: index %d at row %d outside column %d's %d rows", r, j, i, c.n)
 				}
-			case r < 0 && padNulls:
-				// rows[j] = 0 reads a real row (when there is one), whose
-				// value is masked below.
-			default:
-				return nil, fmt.Errorf("gather: index %d at row %d outside column %d's %d rows", r, j, i, c.n)
 			}
+			return nil
+		})
+		if err != nil {
+			return fail(err)
 		}
 		var v *vec
 		if c.n == 0 {
 			// Every index is negative here: all nulls.
 			v = newVec(c.typ.Kind, len(ic), true)
-		} else {
-			v = c.data.gather(rows)
+		} else if v, err = c.data.gatherCtx(ctx, rows); err != nil {
+			return fail(err)
 		}
 		t := c.typ
 		if padNulls {
@@ -184,7 +232,7 @@ func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, 
 				}
 			}
 		}
-		out[i] = d.newColumn(t, len(ic), v, c.dict)
+		out = append(out, d.newColumn(t, len(ic), v, c.dict))
 	}
 	return out, nil
 }
@@ -202,17 +250,34 @@ func (d *Device) Unmatched(ctx context.Context, idx gpu.Column, n int) (gpu.Colu
 		return nil, err
 	}
 	d.count(func(s *gpu.Stats) { s.KernelLaunches++ })
+	g, err := d.reserve(fmt.Sprintf("unmatched rows of %d", n), int64(n))
+	if err != nil {
+		return nil, err
+	}
+	defer g.done()
 	seen := make([]bool, n)
+	left := n
+	tick := newTicker(ctx)
 	for j, r := range ic {
+		if err := tick.tick(1); err != nil {
+			return nil, err
+		}
 		if r >= int64(n) {
 			return nil, fmt.Errorf("unmatched: index %d at row %d outside [0, %d)", r, j, n)
 		}
-		if r >= 0 {
+		if r >= 0 && !seen[r] {
 			seen[r] = true
+			left--
 		}
 	}
-	var rows []int64
+	if err := g.add(times(int64(left), 8)); err != nil {
+		return nil, err
+	}
+	rows := make([]int64, 0, left)
 	for r, s := range seen {
+		if err := tick.tick(1); err != nil {
+			return nil, err
+		}
 		if !s {
 			rows = append(rows, int64(r))
 		}
@@ -239,7 +304,35 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 		}
 	}
 	d.count(func(s *gpu.Stats) { s.KernelLaunches++ })
-	out := make([]gpu.Column, len(parts[0]))
+	// Every output column, with the characters of Str parts that concatStr
+	// copies into fresh buffers (parts of different uploads).
+	var need int64
+	for i := range parts[0] {
+		t := hp[0][i].typ
+		var rows, chars int64
+		strs := make([]*vec, 0, len(hp))
+		for _, p := range hp {
+			t.Nullable = t.Nullable || p[i].typ.Nullable
+			rows += int64(p[i].n)
+			chars += p[i].CharBytes()
+			strs = append(strs, p[i].data)
+		}
+		need += times(rows, rowBytes(t))
+		if t.Kind == gpu.Str && !sameUpload(strs) {
+			need += chars
+		}
+	}
+	g, err := d.reserve(fmt.Sprintf("concat of %d parts", len(parts)), need)
+	if err != nil {
+		return nil, err
+	}
+	defer g.done()
+	out := make([]gpu.Column, 0, len(parts[0]))
+	fail := func(err error) ([]gpu.Column, error) {
+		releaseAll(out)
+		return nil, err
+	}
+	tick := newTicker(ctx)
 	for i := range parts[0] {
 		t := hp[0][i].typ
 		dict := hp[0][i].dict
@@ -247,18 +340,18 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 		for k, p := range hp {
 			c := p[i]
 			if c.typ.Kind != t.Kind || c.typ.Scale != t.Scale {
-				return nil, fmt.Errorf("concat: column %d is %s in part %d and %s in part 0", i, c.typ, k, t)
+				return fail(fmt.Errorf("concat: column %d is %s in part %d and %s in part 0", i, c.typ, k, t))
 			}
 			if t.Kind == gpu.Dict {
 				var err error
 				if dict, err = sameDict(dict, c.dict); err != nil {
-					return nil, fmt.Errorf("concat: column %d: %w", i, err)
+					return fail(fmt.Errorf("concat: column %d: %w", i, err))
 				}
 			}
 			t.Nullable = t.Nullable || c.typ.Nullable
 			total += c.n
 		}
-		v := newVec(t.Kind, total, t.Nullable)
+		var v *vec
 		if t.Kind == gpu.Str {
 			strs, ns := make([]*vec, len(hp)), make([]int, len(hp))
 			for k, p := range hp {
@@ -266,13 +359,21 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 			}
 			s, err := concatStr(strs, ns)
 			if err != nil {
-				return nil, fmt.Errorf("concat: column %d: %w", i, err)
+				return fail(fmt.Errorf("concat: column %d: %w", i, err))
 			}
-			v.str = s
+			v = &vec{str: s}
+			if t.Nullable {
+				v.valid = make([]bool, total)
+			}
+		} else {
+			v = newVec(t.Kind, total, t.Nullable)
 		}
 		at := 0
 		for _, p := range hp {
 			c := p[i]
+			if err := tick.tick(c.n); err != nil {
+				return fail(err)
+			}
 			switch {
 			case v.str != nil: // above
 			case v.i64 != nil:
@@ -289,7 +390,7 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 			}
 			at += c.n
 		}
-		out[i] = d.newColumn(t, total, v, dict)
+		out = append(out, d.newColumn(t, total, v, dict))
 	}
 	return out, nil
 }

@@ -59,9 +59,20 @@ func (d *Device) ProbeCounts(ctx context.Context, p *gpu.Pipeline, probe, build 
 	if err != nil {
 		return nil, err
 	}
+	g, err := d.reserve(fmt.Sprintf("probe counts of %d rows", probe[0].Len()), times(int64(probe[0].Len()), 8))
+	if err != nil {
+		return nil, err
+	}
+	defer g.done()
 	counts := make([]int64, probe[0].Len())
-	for _, r := range idx {
-		counts[r]++
+	err = inRanges(ctx, len(idx), func(lo, hi int) error {
+		for _, r := range idx[lo:hi] {
+			counts[r]++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return d.indexColumn(counts), nil
 }

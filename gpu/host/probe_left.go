@@ -44,11 +44,16 @@ func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Ex
 	if single && pi.Len() > probe[0].Len()-lost.Len() { // a matched row with two pairs
 		return nil, fmt.Errorf("run probe (single join): %w", gpu.ErrSubqueryRows)
 	}
+	g, err := d.reserve("run probe (left join): unmatched rows", times(int64(lost.Len()), 8))
+	if err != nil {
+		return nil, err
+	}
 	none := make([]int64, lost.Len())
 	for i := range none {
 		none[i] = -1
 	}
 	noRow := d.newColumn(gpu.JoinIndexType, len(none), &vec{i64: none}, nil)
+	g.done()
 	held = append(held, noRow)
 	idx, err := d.Concat(ctx, [][]gpu.Column{{pi, bi}, {lost, noRow}})
 	if err != nil {

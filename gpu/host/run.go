@@ -19,6 +19,7 @@ const chunkRows = 8192
 
 // plan is a checked pipeline with its resolved inputs.
 type plan struct {
+	ctx       context.Context // the run's: batches check it (eval)
 	p         *gpu.Pipeline
 	cols      []*column
 	n         int
@@ -31,7 +32,7 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	if err := d.checkOpen("run"); err != nil {
 		return nil, err
 	}
-	pl, err := d.prepare(p, inputs)
+	pl, err := d.prepare(ctx, p, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -47,15 +48,15 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 }
 
 // prepare checks the pipeline against its inputs.
-func (d *Device) prepare(p *gpu.Pipeline, inputs []gpu.Column) (*plan, error) {
+func (d *Device) prepare(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) (*plan, error) {
 	if p == nil {
 		return nil, fmt.Errorf("run: nil pipeline")
 	}
 	if len(inputs) != len(p.Inputs) {
 		return nil, fmt.Errorf("run %s: %d input columns given, the pipeline declares %d", p, len(inputs), len(p.Inputs))
 	}
-	pl := &plan{p: p, cols: make([]*column, len(inputs)), n: -1}
-	ck := &checker{inputs: p.Inputs, dicts: make([]*array.String, len(inputs))}
+	pl := &plan{ctx: ctx, p: p, cols: make([]*column, len(inputs)), n: -1}
+	ck := &checker{ctx: ctx, inputs: p.Inputs, dicts: make([]*array.String, len(inputs))}
 	for i, in := range inputs {
 		c, err := d.own(in, fmt.Sprintf("run: input %d", i))
 		if err != nil {
@@ -142,7 +143,7 @@ func (d *Device) parallel(ctx context.Context, chunks int, task func(w, c int) e
 				if c >= chunks {
 					return
 				}
-				if err := ctx.Err(); err != nil {
+				if err := gpu.CtxErr(ctx); err != nil {
 					fail(err)
 					return
 				}
@@ -164,7 +165,7 @@ func numChunks(n int) int { return (n + chunkRows - 1) / chunkRows }
 // filtered returns the rows of chunk c that pass the filter.
 func (pl *plan) filtered(c int) (*batch, error) {
 	lo, hi := chunkBounds(pl.n, c)
-	b := newBatch(pl.cols, lo, hi)
+	b := newBatch(pl.ctx, pl.cols, lo, hi)
 	b.tabs = pl.tabs
 	if pl.p.Filter == nil {
 		return b, nil
@@ -184,12 +185,26 @@ func (pl *plan) filtered(c int) (*batch, error) {
 
 func (d *Device) materialize(ctx context.Context, pl *plan) ([]gpu.Column, error) {
 	p := pl.p
+	// Each chunk's projected rows, then the output columns they are copied
+	// into (each with a validity vector until output drops it).
+	var rowOut int64
+	for _, e := range p.Project {
+		rowOut += rowBytes(e.Type.WithNullable(true))
+	}
+	g, err := d.reserve(fmt.Sprintf("a pipeline's %d output columns over %d rows", len(p.Project), pl.n), 0)
+	if err != nil {
+		return nil, err
+	}
+	defer g.done()
 	chunks := numChunks(pl.n)
 	parts := make([][]*vec, chunks)
 	sizes := make([]int, chunks)
-	err := d.parallel(ctx, chunks, func(_, c int) error {
+	err = d.parallel(ctx, chunks, func(_, c int) error {
 		b, err := pl.filtered(c)
 		if err != nil {
+			return err
+		}
+		if err := g.add(times(int64(b.n), rowOut)); err != nil {
 			return err
 		}
 		out := make([]*vec, len(p.Project))
@@ -208,9 +223,19 @@ func (d *Device) materialize(ctx context.Context, pl *plan) ([]gpu.Column, error
 	for _, s := range sizes {
 		total += s
 	}
-	cols := make([]gpu.Column, len(p.Project))
+	if err := g.add(times(int64(total), rowOut)); err != nil {
+		return nil, err
+	}
+	cols := make([]gpu.Column, 0, len(p.Project))
+	fail := func(err error) ([]gpu.Column, error) {
+		releaseAll(cols)
+		return nil, err
+	}
 	for i, e := range p.Project {
-		v := newVec(e.Type.Kind, total, true)
+		if err := gpu.CtxErr(ctx); err != nil {
+			return fail(err)
+		}
+		var v *vec
 		if e.Type.Kind == gpu.Str {
 			// A bare Str input column (checkStrUse): the chunks' rows
 			// into that input, listed in order.
@@ -220,9 +245,11 @@ func (d *Device) materialize(ctx context.Context, pl *plan) ([]gpu.Column, error
 			}
 			s, err := concatStr(strs, sizes)
 			if err != nil {
-				return nil, fmt.Errorf("run: project %d (%s): %w", i, e, err)
+				return fail(fmt.Errorf("run: project %d (%s): %w", i, e, err))
 			}
-			v.str = s
+			v = &vec{str: s, valid: make([]bool, total)}
+		} else {
+			v = newVec(e.Type.Kind, total, true)
 		}
 		at := 0
 		for c := range parts {
@@ -247,9 +274,9 @@ func (d *Device) materialize(ctx context.Context, pl *plan) ([]gpu.Column, error
 		}
 		c, err := d.output(e.Type, total, v, pl.projDicts[i], fmt.Sprintf("project %d (%s)", i, e))
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
-		cols[i] = c
+		cols = append(cols, c)
 	}
 	return cols, nil
 }

@@ -40,6 +40,20 @@ func (d *Device) Sort(ctx context.Context, cols []gpu.Column, keys []gpu.SortKey
 	}
 	d.count(func(s *gpu.Stats) { s.KernelLaunches++ })
 	n := hc[0].n
+	outN := n
+	if limit > 0 && limit < n {
+		outN = limit
+	}
+	var rowOut int64
+	for _, c := range hc {
+		rowOut += rowBytes(c.typ)
+	}
+	// The row order and sortPerm's merge buffer, then the output.
+	g, err := d.reserve(fmt.Sprintf("sort of %d rows", n), times(int64(n), 8)+times(int64(outN), rowOut))
+	if err != nil {
+		return nil, err
+	}
+	defer g.done()
 	perm := make([]int32, n)
 	for i := range perm {
 		perm[i] = int32(i)
@@ -79,16 +93,61 @@ func (d *Device) Sort(ctx context.Context, cols []gpu.Column, keys []gpu.SortKey
 		}
 		return cmpInt(int64(a), int64(b)) // equal keys keep input order
 	}
-	slices.SortFunc(perm, cmpRow)
-	if limit > 0 && limit < n {
-		perm = perm[:limit]
-	}
-	if err := ctx.Err(); err != nil {
+	if err := d.sortPerm(ctx, perm, cmpRow); err != nil {
 		return nil, err
 	}
-	out := make([]gpu.Column, len(hc))
-	for i, c := range hc {
-		out[i] = d.newColumn(c.typ, len(perm), c.data.gather(perm), c.dict)
+	perm = perm[:outN]
+	out := make([]gpu.Column, 0, len(hc))
+	for _, c := range hc {
+		v, err := c.data.gatherCtx(ctx, perm)
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		out = append(out, d.newColumn(c.typ, len(perm), v, c.dict))
 	}
 	return out, nil
+}
+
+// sortRun is how many rows sortPerm sorts at once before merging.
+const sortRun = checkRows
+
+// sortPerm sorts perm by cmp, a total order (ties broken by row number):
+// runs of sortRun rows in parallel, then merge passes that double the run
+// length. It checks ctx between runs and every checkRows merged rows,
+// where one slices.SortFunc over millions of rows would run for seconds
+// after its caller gave up.
+func (d *Device) sortPerm(ctx context.Context, perm []int32, cmp func(a, b int32) int) error {
+	n := len(perm)
+	runs := (n + sortRun - 1) / sortRun
+	err := d.parallel(ctx, runs, func(_, r int) error {
+		slices.SortFunc(perm[r*sortRun:min(n, (r+1)*sortRun)], cmp)
+		return nil
+	})
+	if err != nil || runs <= 1 {
+		return err
+	}
+	src, dst := perm, make([]int32, n)
+	tick := newTicker(ctx)
+	for width := sortRun; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(n, lo+width), min(n, lo+2*width)
+			i, j, k := lo, mid, lo
+			for ; i < mid && j < hi; k++ {
+				if err := tick.tick(1); err != nil {
+					return err
+				}
+				if cmp(src[j], src[i]) < 0 {
+					dst[k], j = src[j], j+1
+				} else {
+					dst[k], i = src[i], i+1
+				}
+			}
+			k += copy(dst[k:], src[i:mid])
+			copy(dst[k:], src[j:hi])
+		}
+		src, dst = dst, src
+	}
+	copy(perm, src) // src is perm itself after an even number of passes
+	return nil
 }

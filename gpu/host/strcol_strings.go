@@ -49,14 +49,6 @@ func (s *strVec) slice(lo, hi int) *strVec {
 	return &strVec{offs: s.offs, chars: s.chars, lo: s.lo + lo}
 }
 
-func (s *strVec) gather(idx []int32) *strVec {
-	rows := make([]int32, len(idx))
-	for j, i := range idx {
-		rows[j] = int32(s.row(int(i)))
-	}
-	return &strVec{offs: s.offs, chars: s.chars, rows: rows}
-}
-
 // emptyStrs is n empty strings (the values under nulls, as newVec's zeros
 // are for other kinds).
 func emptyStrs(n int) *strVec { return &strVec{offs: make([]int32, n+1)} }
@@ -68,16 +60,13 @@ func emptyStrs(n int) *strVec { return &strVec{offs: make([]int32, n+1)} }
 // fit int32 offsets like an upload's.
 func concatStr(parts []*vec, ns []int) (*strVec, error) {
 	total := 0
-	shared := true
-	for k, p := range parts {
+	for k := range parts {
 		total += ns[k]
-		s0, s := parts[0].str, p.str
-		shared = shared && len(s.offs) == len(s0.offs) && &s.offs[0] == &s0.offs[0]
 	}
 	if len(parts) == 0 {
 		return emptyStrs(0), nil
 	}
-	if shared {
+	if sameUpload(parts) {
 		rows := make([]int32, 0, total)
 		for k, p := range parts {
 			for i := 0; i < ns[k]; i++ {
@@ -101,6 +90,18 @@ func concatStr(parts []*vec, ns []int) (*strVec, error) {
 	return out, nil
 }
 
+// sameUpload reports whether the Str parts share one upload's buffers, so
+// that concatStr lists rows into them instead of copying characters.
+func sameUpload(parts []*vec) bool {
+	for _, p := range parts {
+		s0, s := parts[0].str, p.str
+		if s0 == nil || s == nil || len(s.offs) == 0 || len(s.offs) != len(s0.offs) || &s.offs[0] != &s0.offs[0] {
+			return false
+		}
+	}
+	return true
+}
+
 var _ gpu.StrUploader = (*Device)(nil)
 
 // UploadStr keeps a utf8 or large_utf8 array as a Str column (see
@@ -113,7 +114,7 @@ func (d *Device) UploadStr(ctx context.Context, arr arrow.Array) (gpu.Column, er
 	if arr == nil {
 		return nil, fmt.Errorf("upload strings: nil array")
 	}
-	if err := ctx.Err(); err != nil {
+	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
 	l, err := gpu.ArrowStrLayout(arr)
@@ -122,6 +123,13 @@ func (d *Device) UploadStr(ctx context.Context, arr arrow.Array) (gpu.Column, er
 	}
 	n := l.Len()
 	t := gpu.Type{Kind: gpu.Str, Nullable: l.Nulls > 0}
+	// The offsets (the Str row's 4 bytes, one more), the characters and
+	// the validity.
+	g, err := d.reserve(fmt.Sprintf("upload of %d strings", n), times(int64(n), rowBytes(t))+4+int64(len(l.Chars)))
+	if err != nil {
+		return nil, err
+	}
+	defer g.done()
 	sv := &strVec{offs: append([]int32(nil), l.Offsets...), chars: append([]byte(nil), l.Chars...)}
 	v := &vec{str: sv}
 	if l.Valid != nil {
@@ -197,16 +205,22 @@ func evalStrRows(m *gpu.StrMatcher, n int, x *vec) *vec {
 
 // downloadStr builds the utf8 array of a Str vector's first n rows (of an
 // upload or of rows into one, or of fresh buffers: value reads them all).
-func downloadStr(v *vec, n int) arrow.Array {
+func downloadStr(ctx context.Context, v *vec, n int) (arrow.Array, error) {
 	b := array.NewStringBuilder(memory.DefaultAllocator)
 	defer b.Release()
 	b.Reserve(n)
-	for i := 0; i < n; i++ {
-		if !v.isValid(i) {
-			b.AppendNull()
-			continue
+	err := inRanges(ctx, n, func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			if !v.isValid(i) {
+				b.AppendNull()
+				continue
+			}
+			b.BinaryBuilder.Append(v.str.value(i))
 		}
-		b.BinaryBuilder.Append(v.str.value(i))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return b.NewArray()
+	return b.NewArray(), nil
 }

@@ -4,6 +4,7 @@
 package arrowrec
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -47,14 +48,34 @@ func Concat(schema *arrow.Schema, recs []arrow.RecordBatch) (arrow.RecordBatch, 
 // ReadAll reads a reader's batches into one record (Concat of them); the
 // reader is read to its end, not released.
 func ReadAll(rr array.RecordReader) (arrow.RecordBatch, error) {
+	return ReadAllWithin(rr, 0)
+}
+
+// ErrTooLarge: an answer larger than the bytes its reader may hold in
+// memory at once.
+var ErrTooLarge = errors.New("answer too large to hold in memory")
+
+// ReadAllWithin is ReadAll holding at most maxBytes of batches (0: no
+// bound; the concatenation holds as much again for a moment). Past the
+// bound it stops reading and fails with ErrTooLarge, so that an answer of
+// any size costs bounded memory: a cross product that DuckDB streams
+// happily would otherwise end the process.
+func ReadAllWithin(rr array.RecordReader, maxBytes int64) (arrow.RecordBatch, error) {
 	var recs []arrow.RecordBatch
 	defer func() {
 		for _, r := range recs {
 			r.Release()
 		}
 	}()
+	var held, rows int64
 	for rr.Next() {
 		r := rr.RecordBatch()
+		held += RecordBytes(r)
+		rows += r.NumRows()
+		if maxBytes > 0 && held > maxBytes {
+			return nil, fmt.Errorf("%w: past %d rows and %d bytes, over the bound of %d bytes on an answer held whole (a LIMIT, or a streaming reader, where there is one)",
+				ErrTooLarge, rows, held, maxBytes)
+		}
 		r.Retain()
 		recs = append(recs, r)
 	}
@@ -75,4 +96,32 @@ func Positional(arrays []arrow.Array) arrow.RecordBatch {
 		rows = int64(a.Len())
 	}
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrays, rows)
+}
+
+// RecordBytes is the memory a record's buffers hold (children and
+// dictionaries included; a buffer shared by two columns counts twice).
+func RecordBytes(r arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range r.Columns() {
+		n += DataBytes(c.Data())
+	}
+	return n
+}
+
+// DataBytes is the memory an array's buffers hold, children and
+// dictionary included.
+func DataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += DataBytes(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		n += DataBytes(d.Dictionary())
+	}
+	return n
 }
