@@ -9,9 +9,10 @@ import (
 )
 
 // fallbackArrow runs a whole plan's SQL on DuckDB over the Arrow IPC files
-// it reads (fallback.PlanSQLArrow): rigel reads the files, since DuckDB has
-// no built-in Arrow IPC reader, and registers their rows as the tables the
-// SQL names. A plan without such reads runs as plain SQL.
+// it reads (fallback.PlanSQLArrow): rigel reads the files (those the
+// engine's file policy allows), since DuckDB has no built-in Arrow IPC
+// reader, and registers their rows as the tables the SQL names. A plan
+// without such reads runs as plain SQL.
 func (e *Engine) fallbackArrow(ctx context.Context, query string, reads []fallback.ArrowRead) (*Result, error) {
 	if len(reads) == 0 {
 		return e.fallback(ctx, query)
@@ -25,14 +26,14 @@ func (e *Engine) fallbackArrow(ctx context.Context, query string, reads []fallba
 		}
 	}()
 	for i, r := range reads {
-		rec, err := r.Read()
+		rec, err := r.Read(ctx, e.files)
 		if err != nil {
 			return nil, err
 		}
 		names[i] = r.Name
 		recs = append(recs, rec)
 	}
-	rec, err := fallback.Runner{DB: e.db}.RunOver(ctx, query, names, recs)
+	rec, err := e.runner().RunOver(ctx, query, names, recs)
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,8 @@ func (e *Engine) TablesChanged() {
 // answer. A query the device cannot run gives no stream and the reason,
 // so that the caller can run it on DuckDB where it wants (a connection
 // of its own).
-func (e *Engine) RunPrepared(ctx context.Context, p *Prepared) (*Stream, string, error) {
+func (e *Engine) RunPrepared(ctx context.Context, p *Prepared) (_ *Stream, _ string, err error) {
+	defer recoverBug(&err)
 	res, reason, err := e.tryDevice(ctx, p, 0)
 	if err != nil || res == nil {
 		return nil, reason, err

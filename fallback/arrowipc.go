@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -54,11 +55,12 @@ func PlanSQLArrow(root plan.Rel, names []string) (string, []ArrowRead, error) {
 	return q, reads, err
 }
 
-// Read reads the files into one record with columns c0, c1, ... of the
-// base schema, checking that every file holds each column (by name) in the
-// base schema's type, exactly (the DuckDB type of both must be the same),
-// and no null in a column the base schema declares NOT NULL.
-func (r ArrowRead) Read() (arrow.RecordBatch, error) {
+// Read reads the files, those the policy files allows, into one record
+// with columns c0, c1, ... of the base schema, checking that every file
+// holds each column (by name) in the base schema's type, exactly (the
+// DuckDB type of both must be the same), and no null in a column the base
+// schema declares NOT NULL.
+func (r ArrowRead) Read(ctx context.Context, files ipcfiles.Access) (arrow.RecordBatch, error) {
 	items, err := ipcfiles.Items(r.Rel.ToProto().GetRead().GetLocalFiles())
 	if err != nil {
 		return nil, err
@@ -86,7 +88,7 @@ func (r ArrowRead) Read() (arrow.RecordBatch, error) {
 				return nil
 			}}
 	}
-	arrays, err := ipcfiles.Read(items, cols)
+	arrays, err := files.Read(ctx, items, cols)
 	if err != nil {
 		return nil, err
 	}

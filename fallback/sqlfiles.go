@@ -87,12 +87,14 @@ func (w *Writer) localFiles(x *plan.LocalFileReadRel, outer *scope) (string, err
 		// Every column is read as text and cast, so that the values are
 		// parsed by the plan's types, not by DuckDB's guesses.
 		cols := make([]string, len(base.Names))
+		names := make([]string, len(base.Names))
 		for i, n := range base.Names {
 			t, err := sqlType(base.Struct.Types[i])
 			if err != nil {
 				return "", fmt.Errorf("column %s: %w", n, err)
 			}
 			cols[i] = fmt.Sprintf("'c%d': 'VARCHAR'", i)
+			names[i] = fmt.Sprintf("'c%d'", i)
 			sc.cols[i] = fmt.Sprintf("CAST(%s.c%d AS %s)", a, i, t)
 		}
 		opts := []string{"columns = {" + strings.Join(cols, ", ") + "}", "auto_detect = false", "header = false",
@@ -110,8 +112,10 @@ func (w *Writer) localFiles(x *plan.LocalFileReadRel, outer *scope) (string, err
 			opts = append(opts, "nullstr = "+quote(*text.ValueTreatedAsNull))
 		} else {
 			// Without value_treated_as_null no value is null: an empty
-			// field is the empty string.
-			opts = append(opts, "allow_quoted_nulls = false", "nullstr = []")
+			// field is the empty string. (DuckDB 1.5.3 refuses an empty
+			// nullstr list; force_not_null keeps every column from
+			// matching its default null string, the empty field.)
+			opts = append(opts, "force_not_null = ["+strings.Join(names, ", ")+"]")
 		}
 		src = "read_csv(" + list + ", " + strings.Join(opts, ", ") + ") AS " + a
 	}

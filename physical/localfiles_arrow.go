@@ -13,7 +13,8 @@ import (
 // ArrowFiles reads Arrow IPC files (a Substrait ReadRel over LocalFiles in
 // "arrow" format) when the plan runs, and uploads their columns to the
 // device. The files are read at every run, not cached: unlike a database's
-// tables, nobody tells rigel when a file changes.
+// tables, nobody tells rigel when a file changes. Only files the
+// executor's Files policy allows are read.
 type ArrowFiles struct {
 	Items   []ipcfiles.Item
 	Columns []string   // the base schema's names, matched by name in each file
@@ -39,7 +40,7 @@ func (r *run) arrowFiles(ctx context.Context, a *ArrowFiles) ([]gpu.Column, erro
 			return sameFileType(want, f.Type)
 		}}
 	}
-	arrays, err := ipcfiles.Read(a.Items, cols)
+	arrays, err := r.x.Files.Read(ctx, a.Items, cols)
 	if err != nil {
 		return nil, err
 	}

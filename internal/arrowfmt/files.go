@@ -40,6 +40,29 @@ func ReadIPCFile(path string) (arrow.RecordBatch, error) {
 	return arrowrec.Concat(r.Schema(), recs)
 }
 
+// WriteIPCFile writes one record as an Arrow IPC file (what tests hand to
+// readers of LocalFiles and read_arrow).
+func WriteIPCFile(path string, rec arrow.RecordBatch) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
+	if err == nil {
+		err = w.Write(rec)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
 // CompareTSV compares rows printed by another program (one line a row,
 // values separated by tabs, NULL for nulls) with an answer, in order:
 // exact text except floats (relative tolerance).

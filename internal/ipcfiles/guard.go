@@ -2,7 +2,7 @@ package ipcfiles
 
 import (
 	"encoding/binary"
-	"fmt"
+	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -12,7 +12,8 @@ import (
 // schema's fields, a buffer's uncompressed size) then asks for terabytes,
 // and the Go runtime dies of it (out of memory is fatal, not a panic that
 // can be recovered). The guards below keep every such allocation within
-// what the file can hold, so that a damaged file is an error.
+// what the file can hold, so that a damaged file is an error. Their
+// messages hold no value read from the file (see readFile).
 
 // limitAllocator refuses (with a panic that readFile recovers into an
 // error) any single allocation above max.
@@ -33,7 +34,7 @@ func (a limitAllocator) Reallocate(size int, b []byte) []byte {
 
 func (a limitAllocator) check(size int) {
 	if size > a.max {
-		panic(fmt.Sprintf("it asks for a buffer of %d bytes, more than a file of its size can hold", size))
+		panic("it asks for a buffer larger than a file of its size can hold")
 	}
 }
 
@@ -49,7 +50,7 @@ type flatbuffer []byte
 
 func (b flatbuffer) u32(pos int) (int, error) {
 	if pos < 0 || pos+4 > len(b) {
-		return 0, fmt.Errorf("metadata position %d out of its %d bytes", pos, len(b))
+		return 0, errors.New("a metadata offset points past the end of the metadata")
 	}
 	return int(binary.LittleEndian.Uint32(b[pos:])), nil
 }
@@ -62,7 +63,7 @@ func (b flatbuffer) field(table, i int) (int, error) {
 	}
 	vt := table - int(int32(so))
 	if vt < 0 || vt+4 > len(b) {
-		return 0, fmt.Errorf("metadata table at %d has its vtable out of bounds", table)
+		return 0, errors.New("a metadata table's vtable lies outside the metadata")
 	}
 	vtSize := int(binary.LittleEndian.Uint16(b[vt:]))
 	at := 4 + 2*i
@@ -102,7 +103,7 @@ func (b flatbuffer) vector(table, i, elem int) (n, start int, err error) {
 		return 0, 0, err
 	}
 	if n > (len(b)-p-4)/elem {
-		return 0, 0, fmt.Errorf("metadata vector of %d elements at %d does not fit its %d bytes", n, p, len(b))
+		return 0, 0, errors.New("a metadata vector is longer than the metadata holds")
 	}
 	return n, p + 4, nil
 }
@@ -152,7 +153,7 @@ func (b flatbuffer) schema(pos int) error {
 // fieldTable checks a Field table: name (0), children (5), custom_metadata (6).
 func (b flatbuffer) fieldTable(pos, depth int) error {
 	if depth > 64 {
-		return fmt.Errorf("metadata fields nested more than 64 deep")
+		return errors.New("metadata fields nested more than 64 deep")
 	}
 	if _, _, err := b.vector(pos, 0, 1); err != nil {
 		return err
@@ -168,12 +169,12 @@ func (b flatbuffer) fieldTable(pos, depth int) error {
 func checkFileSchema(data []byte) error {
 	const tail = 4 + 6
 	if len(data) < 8+tail {
-		return fmt.Errorf("file of %d bytes is too short for the Arrow IPC file format", len(data))
+		return errors.New("the file is too short for the Arrow IPC file format")
 	}
 	n := int(int32(binary.LittleEndian.Uint32(data[len(data)-tail:])))
 	start := len(data) - tail - n
 	if n <= 0 || start < 8 {
-		return fmt.Errorf("footer length %d does not fit the file", n)
+		return errors.New("the length of its footer does not fit the file")
 	}
 	b := flatbuffer(data[start : len(data)-tail])
 	root, err := b.u32(0)
@@ -185,7 +186,7 @@ func checkFileSchema(data []byte) error {
 		return err
 	}
 	if s == 0 {
-		return fmt.Errorf("footer without a schema")
+		return errors.New("its footer holds no schema")
 	}
 	return b.schema(s)
 }
@@ -199,11 +200,11 @@ func checkStreamSchema(head []byte) error {
 		p = 4
 	}
 	if len(head) < p+4 {
-		return fmt.Errorf("no schema message")
+		return errors.New("it holds no schema message")
 	}
 	n := int(int32(binary.LittleEndian.Uint32(head[p:])))
 	if n <= 0 || n > len(head)-p-4 {
-		return fmt.Errorf("schema message length %d does not fit the file", n)
+		return errors.New("the length of its first message does not fit the file")
 	}
 	b := flatbuffer(head[p+4 : p+4+n])
 	root, err := b.u32(0)
@@ -215,7 +216,7 @@ func checkStreamSchema(head []byte) error {
 		return err
 	}
 	if s == 0 {
-		return fmt.Errorf("the first message has no header")
+		return errors.New("its first message has no header")
 	}
 	return b.schema(s)
 }

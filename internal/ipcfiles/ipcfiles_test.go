@@ -1,6 +1,7 @@
 package ipcfiles
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,11 @@ func TestItemOf(t *testing.T) {
 			t.Errorf("%v: %v, %v; want %v", c.in, got, err, c.want)
 		}
 	}
+}
+
+// readAll reads items under AllFiles, as the command line does.
+func readAll(items []Item, cols []Column) ([]arrow.Array, error) {
+	return AllFiles(0).Read(context.Background(), items, cols)
 }
 
 func writeInts(t *testing.T, path string, typ arrow.DataType, batches ...[]int64) {
@@ -93,7 +99,7 @@ func TestReadFolder(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	arrs, err := Read([]Item{{Folder, dir}}, []Column{{Name: "x"}})
+	arrs, err := readAll([]Item{{Folder, dir}}, []Column{{Name: "x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,19 +109,19 @@ func TestReadFolder(t *testing.T) {
 	}
 
 	writeInts(t, filepath.Join(dir, "d.arrow"), arrow.PrimitiveTypes.Int32, []int64{6})
-	_, err = Read([]Item{{Folder, dir}}, []Column{{Name: "x"}})
+	_, err = readAll([]Item{{Folder, dir}}, []Column{{Name: "x"}})
 	if err == nil || !strings.Contains(err.Error(), "a.arrow and "+filepath.Join(dir, "d.arrow")+" hold column x in different types (int64, int32)") {
 		t.Fatalf("error %v, want the two files and types named", err)
 	}
 
-	if _, err = Read([]Item{{File, dir}}, []Column{{Name: "x"}}); err == nil || !strings.Contains(err.Error(), "is a folder") {
+	if _, err = readAll([]Item{{File, dir}}, []Column{{Name: "x"}}); err == nil || !strings.Contains(err.Error(), "is a folder") {
 		t.Fatalf("error %v, want a folder named as a file refused", err)
 	}
 	empty := t.TempDir()
-	if _, err = Read([]Item{{Folder, empty}}, []Column{{Name: "x"}}); err == nil || !strings.Contains(err.Error(), "holds no file") {
+	if _, err = readAll([]Item{{Folder, empty}}, []Column{{Name: "x"}}); err == nil || !strings.Contains(err.Error(), "holds no file") {
 		t.Fatalf("error %v, want an empty folder refused", err)
 	}
-	if _, err = Read([]Item{{Glob, dir + "/**/*.arrow"}}, []Column{{Name: "x"}}); err == nil || !strings.Contains(err.Error(), "recursive globs") {
+	if _, err = readAll([]Item{{Glob, dir + "/**/*.arrow"}}, []Column{{Name: "x"}}); err == nil || !strings.Contains(err.Error(), "recursive globs") {
 		t.Fatalf("error %v, want ** refused", err)
 	}
 }
@@ -124,7 +130,7 @@ func TestReadFolder(t *testing.T) {
 func TestReadEmpty(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "e.arrow")
 	writeInts(t, p, arrow.PrimitiveTypes.Int32)
-	arrs, err := Read([]Item{{File, p}}, []Column{{Name: "X"}})
+	arrs, err := readAll([]Item{{File, p}}, []Column{{Name: "X"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +189,7 @@ func damage(t *testing.T, dir string, good []byte) {
 			if err := os.WriteFile(p, bad, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			arrs, err := Read([]Item{{File, p}}, []Column{{Name: "s"}, {Name: "n"}})
+			arrs, err := readAll([]Item{{File, p}}, []Column{{Name: "s"}, {Name: "n"}})
 			if err != nil {
 				errs++
 				continue

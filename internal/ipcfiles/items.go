@@ -1,16 +1,17 @@
 // Package ipcfiles reads the Arrow IPC files of a Substrait ReadRel's
 // LocalFiles (file format "arrow"): it resolves each item's path, glob or
-// folder to files, and reads their record batches into one array per
-// column the plan asks for, checking every file against the plan's base
-// schema. Errors name the item or file at fault; a damaged file is an
-// error, never a panic.
+// folder to files, those a file policy (Access) allows, and reads their
+// record batches into one array per column the plan asks for, checking
+// every file against the plan's base schema. Errors name the item or file
+// at fault, never its contents; a damaged file is an error, never a
+// panic.
 package ipcfiles
 
 import (
 	"fmt"
+	"io/fs"
 	"net/url"
-	"os"
-	"path/filepath"
+	"path"
 	"strings"
 
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -83,51 +84,63 @@ func ItemOf(it *proto.ReadRel_LocalFiles_FileOrFiles) (Item, error) {
 	return Item{Kind: kind, Path: u}, nil
 }
 
-// Files lists the files of the item. A glob or folder that holds no file
-// is an error (as DuckDB's readers make it): a plan that names files
-// expects some, and an empty answer would hide a wrong path.
-func (it Item) Files() ([]string, error) {
-	switch it.Kind {
-	case Glob:
-		if strings.Contains(it.Path, "**") {
-			return nil, fmt.Errorf("glob %s: recursive globs (**) are not supported; name the folders", it.Path)
-		}
-		matches, err := filepath.Glob(it.Path)
-		if err != nil {
-			return nil, fmt.Errorf("glob %s: %v", it.Path, err)
-		}
-		var files []string
-		for _, m := range matches {
-			if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
-				files = append(files, m)
-			}
-		}
-		if len(files) == 0 {
-			return nil, fmt.Errorf("glob %s matches no file", it.Path)
-		}
-		return files, nil
-	case Folder:
-		entries, err := os.ReadDir(it.Path)
-		if err != nil {
-			return nil, fmt.Errorf("folder %s: %w", it.Path, err)
-		}
-		var files []string
-		for _, e := range entries { // os.ReadDir sorts by name
-			// Hidden files (editor and OS metadata) are not data.
-			if strings.HasPrefix(e.Name(), ".") {
-				continue
-			}
-			p := filepath.Join(it.Path, e.Name())
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				files = append(files, p)
-			}
-		}
-		if len(files) == 0 {
-			return nil, fmt.Errorf("folder %s holds no file", it.Path)
-		}
-		return files, nil
+// files lists the files of the item in the place the policy finds it
+// (which the caller closes), as paths relative to that place. A glob or
+// folder that holds no file is an error (as DuckDB's readers make it): a
+// plan that names files expects some, and an empty answer would hide a
+// wrong path. Entries that are not regular files (subfolders, and
+// symbolic links to nothing) are left out of a glob or folder; an entry
+// leading out of an allowed folder is an error, not a silent gap in the
+// rows.
+func (a Access) files(it Item) (place, []string, error) {
+	if it.Kind == Glob && strings.Contains(it.Path, "**") {
+		return place{}, nil, fmt.Errorf("glob %s: recursive globs (**) are not supported; name the folders", it.Path)
 	}
-	return []string{it.Path}, nil
+	pl, rel, err := a.locate(it.Path)
+	if err != nil {
+		return place{}, nil, err
+	}
+	var candidates []string
+	switch it.Kind {
+	case File:
+		return pl, []string{rel}, nil
+	case Glob:
+		if candidates, err = fs.Glob(pl.fsys, rel); err != nil {
+			pl.close()
+			return place{}, nil, fmt.Errorf("glob %s: %v", it.Path, err)
+		}
+	case Folder:
+		entries, err := fs.ReadDir(pl.fsys, rel)
+		if err != nil {
+			pl.close()
+			return place{}, nil, openErr(pl, "folder", it.Path, err)
+		}
+		for _, e := range entries { // sorted by name
+			// Hidden files (editor and OS metadata) are not data.
+			if !strings.HasPrefix(e.Name(), ".") {
+				candidates = append(candidates, path.Join(rel, e.Name()))
+			}
+		}
+	}
+	var files []string
+	for _, c := range candidates {
+		fi, err := fs.Stat(pl.fsys, c)
+		switch {
+		case err == nil && fi.Mode().IsRegular():
+			files = append(files, c)
+		case err != nil && pl.confined && escapes(err):
+			pl.close()
+			return place{}, nil, openErr(pl, it.String()+": entry", pl.show(c), err)
+		}
+	}
+	if len(files) == 0 {
+		pl.close()
+		if it.Kind == Glob {
+			return place{}, nil, fmt.Errorf("glob %s matches no file", it.Path)
+		}
+		return place{}, nil, fmt.Errorf("folder %s holds no file", it.Path)
+	}
+	return pl, files, nil
 }
 
 // Items reads the items of a LocalFiles read whose every item is an Arrow
