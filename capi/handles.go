@@ -64,7 +64,15 @@ func register(e *engine) C.uintptr_t {
 // acquire finds an open engine and takes a reference for the call; the
 // caller unrefs it. Taking the reference under handlesMu means that an
 // engine found in the table has not begun to close.
+//
+// Handle 0 is never an engine (rigel_open's failure value): a call on it
+// leaves its error where rigel_last_error(0) reads it, so that a host that
+// did not check rigel_open's result still learns why its calls fail.
 func acquire(h C.uintptr_t) *engine {
+	if h == 0 {
+		openErr.set("rigel: engine handle 0 is no engine: rigel_open failed (its error was here until this call) or was not called")
+		return nil
+	}
 	handlesMu.Lock()
 	defer handlesMu.Unlock()
 	e := handles[uintptr(h)]

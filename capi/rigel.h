@@ -145,17 +145,22 @@ int rigel_execute_plan(rigel_engine engine, const uint8_t* plan, size_t len, str
 
 /*
  * Runs one SQL query (DuckDB plans it; rigel's device runs it, or DuckDB
- * when the device cannot). Same conventions as rigel_execute_plan.
+ * when the device cannot): a SELECT, or an EXPLAIN [ANALYZE] of one. Other
+ * statements (DDL, INSERT, ATTACH, COPY, SET, PRAGMA, EXPLAIN ANALYZE of a
+ * write) are refused with an error naming their kind: tables come into the
+ * catalog through rigel_register_stream. Same conventions as
+ * rigel_execute_plan.
  */
 int rigel_execute_sql(rigel_engine engine, const char* sql, struct ArrowArrayStream* out);
 
 /*
  * The error of the calling thread's most recent call on the engine ("" when
  * that call succeeded), or with engine 0 the error of the thread's most
- * recent rigel_open. For a handle that is not open (closed, or never
- * opened), a text saying so. Never NULL. The text belongs to rigel and
- * stays valid until the thread's next call on that engine (or its next
- * rigel_open for 0), or until the engine is closed.
+ * recent rigel_open or call on handle 0 (which is never an engine). For a
+ * handle that is not open (closed, or never opened), a text saying so.
+ * Never NULL. The text belongs to rigel and stays valid until the thread's
+ * next call on that engine (or its next rigel_open or call on handle 0 for
+ * 0), or until the engine is closed.
  */
 const char* rigel_last_error(rigel_engine engine);
 

@@ -13,7 +13,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/rigel-db/rigel/fallback"
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowrec"
+	"github.com/rigel-db/rigel/internal/duckguard"
+	"github.com/rigel-db/rigel/internal/ipcfiles"
 	"github.com/rigel-db/rigel/physical"
 	"github.com/rigel-db/rigel/substrait"
 	"github.com/rigel-db/rigel/translate"
@@ -46,6 +49,21 @@ type Engine struct {
 	plans   map[string]*Prepared
 	plansMu sync.Mutex
 
+	// checked remembers the SQL texts CheckQuery passed.
+	checked queryMemo
+
+	// maxAnswer bounds the bytes of a DuckDB answer the engine holds whole
+	// (a fallback subtree's, a plan's run on DuckDB, Query's): a quarter
+	// of the machine's memory, as the host device's budget (gpu/host).
+	// Answers streamed (QueryStream) are not held.
+	maxAnswer int64
+
+	// files says which files a plan's LocalFiles reads may read (rigel's
+	// Arrow IPC reader; DuckDB's readers follow its own settings, which
+	// RestrictFiles sets to match): any regular file unless RestrictFiles
+	// narrowed it.
+	files ipcfiles.Access
+
 	// devTurn admits one query at a time to the device (a queue): the
 	// device, its column cache and its statistics serve one run at a time.
 	// DuckDB fallbacks do not queue. A query waiting here leaves the queue
@@ -60,12 +78,13 @@ type Engine struct {
 // global DuckDB setting, which crashes DuckDB under a statement that an
 // unguarded connection is running.
 func NewEngine(db *sql.DB, id string, dev gpu.Device, reason string) *Engine {
-	e := &Engine{db: db, dev: dev, tables: NewTables(db, id), NoDeviceReason: reason, devTurn: make(chan struct{}, 1)}
+	e := &Engine{db: db, dev: dev, tables: NewTables(db, id), NoDeviceReason: reason, devTurn: make(chan struct{}, 1), files: ipcfiles.AllFiles(0),
+		maxAnswer: host.DefaultMemoryLimit()}
 	if readOnly(db) {
 		e.plans = map[string]*Prepared{}
 	}
 	if dev != nil {
-		e.exec = &physical.Executor{Dev: dev, Source: e.tables, Cache: physical.NewColumnCache(), SQL: fallback.Runner{DB: db}}
+		e.exec = &physical.Executor{Dev: dev, Source: e.tables, Cache: physical.NewColumnCache(), SQL: e.runner(), Files: e.files}
 	}
 	return e
 }
@@ -116,12 +135,16 @@ type Prepared struct {
 	// resultTypes: the Arrow types DuckDB gives result columns where the
 	// device's may differ (result_types.go); nil when none may.
 	resultTypes []arrow.DataType
+	// transient: the Reason holds for this run only (DuckDB was busy), so
+	// the plan cache does not keep it.
+	transient bool
 }
 
 // Prepare plans a query: DuckDB's optimized plan, turned into Substrait,
 // loaded and translated. SQL errors come back as DuckDB wrote them; what
 // rigel cannot run gives a Prepared with a Reason.
-func (e *Engine) Prepare(ctx context.Context, query string) (*Prepared, error) {
+func (e *Engine) Prepare(ctx context.Context, query string) (_ *Prepared, err error) {
+	defer recoverBug(&err)
 	if e.plans == nil {
 		return e.prepare(ctx, query)
 	}
@@ -131,15 +154,30 @@ func (e *Engine) Prepare(ctx context.Context, query string) (*Prepared, error) {
 	if ok {
 		return p, nil
 	}
-	p, err := e.prepare(ctx, query)
-	if err != nil {
-		return nil, err
+	p, err = e.prepare(ctx, query)
+	if err != nil || p.transient {
+		return p, err
 	}
 	e.plansMu.Lock()
+	if len(e.plans) >= maxCachedPlans {
+		// A client sending ever new texts must not grow the cache
+		// without end; plans are cheap to make again.
+		clear(e.plans)
+	}
 	e.plans[query] = p
 	e.plansMu.Unlock()
 	return p, nil
 }
+
+// MaxDevicePlanSQL bounds the SQL texts the engine plans for the device.
+// Taking DuckDB's plan holds every other statement of the database back
+// (json_serialize_plan runs under duckguard's exclusive lock), and its time
+// grows with the text: about 5 s for a 1 MB IN list. Analytic queries are
+// a few KiB; a longer text runs on DuckDB, which does not stop the others.
+const MaxDevicePlanSQL = 256 << 10
+
+// maxCachedPlans bounds the plan cache.
+const maxCachedPlans = 4096
 
 // readOnly asks DuckDB whether the database was opened read-only.
 func readOnly(db *sql.DB) bool {
@@ -156,6 +194,10 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 		p.Reason = e.NoDeviceReason
 		return p, nil
 	}
+	if len(query) > MaxDevicePlanSQL {
+		p.Reason = fmt.Sprintf("a SQL text of %d bytes: rigel plans texts up to %d bytes for the device (MaxDevicePlanSQL); longer ones (long IN lists, large literals) run on DuckDB", len(query), MaxDevicePlanSQL)
+		return p, nil
+	}
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -164,6 +206,11 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	var outTypes []colType
 	pb, err := producePlan(ctx, conn, query, &outTypes)
 	if err != nil {
+		if errors.Is(err, duckguard.ErrBusy) {
+			// DuckDB runs it this time; a later run plans it again.
+			p.Reason, p.transient = err.Error(), true
+			return p, nil
+		}
 		if errors.Is(err, ErrUnsupported) {
 			p.Reason = err.Error()
 			return p, nil
@@ -171,6 +218,10 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 		return nil, err
 	}
 	loaded, err := substrait.Load(pb)
+	if errors.Is(err, substrait.ErrTooLarge) {
+		p.Reason = err.Error() // a plan past the budgets other producers' plans get: DuckDB runs it
+		return p, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("rigel produced a plan it cannot load (a bug): %w", err)
 	}
@@ -210,9 +261,14 @@ func (e *Engine) where() Where {
 	return OnGPU
 }
 
-// Query runs a query and returns its whole result.
-func (e *Engine) Query(ctx context.Context, query string) (*Result, error) {
+// Query runs a query (a statement CheckQuery passes) and returns its
+// whole result.
+func (e *Engine) Query(ctx context.Context, query string) (_ *Result, err error) {
+	defer recoverBug(&err)
 	start := time.Now()
+	if err := e.CheckQuery(ctx, query); err != nil {
+		return nil, err
+	}
 	p, err := e.Prepare(ctx, query)
 	if err != nil {
 		return nil, err
@@ -280,8 +336,11 @@ func allNullable(rec arrow.RecordBatch) arrow.RecordBatch {
 }
 
 // runOnDevice runs a plan when the device's turn comes. Out of device
-// memory, it drops the cached table columns (they may be what fills the
-// device) and tries once more.
+// memory, it drops the cached table columns and tries once more, where
+// they may be what fills the device: not for a request larger than the
+// device's whole budget less what the cache does not hold (a cross
+// product of a client's), which dropping every other query's columns
+// would not help.
 func (e *Engine) runOnDevice(ctx context.Context, root physical.Node, names []string) (arrow.RecordBatch, *physical.RunStats, error) {
 	select {
 	case e.devTurn <- struct{}{}:
@@ -290,11 +349,25 @@ func (e *Engine) runOnDevice(ctx context.Context, root physical.Node, names []st
 	}
 	defer func() { <-e.devTurn }()
 	rec, st, err := e.exec.Run(ctx, root, names)
-	if errors.Is(err, gpu.ErrOutOfMemory) {
+	if errors.Is(err, gpu.ErrOutOfMemory) && cacheCouldMakeRoom(err, e.exec.Cache.Stats().Bytes) {
 		e.exec.Cache.Invalidate(e.tables.ID(), "")
 		rec, st, err = e.exec.Run(ctx, root, names)
 	}
 	return rec, st, err
+}
+
+// cacheCouldMakeRoom says whether dropping cached columns of cached bytes
+// could let a request that ran out of memory (err) through: always, when
+// the device does not say its numbers (gpu.OutOfMemory).
+func cacheCouldMakeRoom(err error, cached int64) bool {
+	if cached <= 0 || errors.Is(err, gpu.ErrBeyondDevice) {
+		return false
+	}
+	var oom *gpu.OutOfMemory
+	if !errors.As(err, &oom) {
+		return true
+	}
+	return oom.Asked <= oom.Budget-max(oom.InUse-cached, 0)
 }
 
 // splitReason says which subtrees of a device plan ran on DuckDB and why
@@ -320,11 +393,17 @@ func (e *Engine) fallback(ctx context.Context, query string) (*Result, error) {
 		return nil, err
 	}
 	defer rr.Release()
-	rec, err := arrowrec.ReadAll(rr)
+	rec, err := arrowrec.ReadAllWithin(rr, e.maxAnswer)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Record: rec, Where: OnFallback, ExecNanos: time.Since(start).Nanoseconds()}, nil
+}
+
+// runner runs SQL over inputs on the engine's DuckDB, its answers held
+// within the engine's bound.
+func (e *Engine) runner() fallback.Runner {
+	return fallback.Runner{DB: e.db, MaxBytes: e.maxAnswer}
 }
 
 // RunOnDuckDB runs a query on DuckDB alone (the oracle, and the baseline of
@@ -357,7 +436,8 @@ func (e *Engine) DuckDBSetting(ctx context.Context, name string) string {
 // engine's database. Without SQL there is nothing to hand DuckDB yet, so
 // what the device cannot run is an error naming the reason (per-subtree
 // fallback of Substrait input comes with the fallback engine's next step).
-func (e *Engine) RunPlan(ctx context.Context, data []byte) (*Result, error) {
+func (e *Engine) RunPlan(ctx context.Context, data []byte) (_ *Result, err error) {
+	defer recoverBug(&err)
 	start := time.Now()
 	pp, err := e.PreparePlan(data)
 	if err != nil {
@@ -417,7 +497,8 @@ func (e *Engine) devicePlan(ctx context.Context, root physical.Node) (physical.N
 
 // PreparePlan decodes, loads and translates a Substrait plan (binary or
 // JSON) for the device; what the device cannot run is an error.
-func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
+func (e *Engine) PreparePlan(data []byte) (_ *Prepared, err error) {
+	defer recoverBug(&err)
 	if e.dev == nil {
 		return nil, fmt.Errorf("cannot run a Substrait plan without a device: %s", e.NoDeviceReason)
 	}
@@ -432,7 +513,7 @@ func (e *Engine) PreparePlan(data []byte) (*Prepared, error) {
 	// Other producers may declare column types other than the tables'
 	// (Isthmus: INTEGER keys over BIGINT columns): the translator reads the
 	// stored types and casts where that is safe.
-	root, err := translate.TranslateWith(loaded, translate.Options{Split: true, Tables: e.tables})
+	root, err := translate.TranslateWith(loaded, translate.Options{Split: true, Tables: newSchemaMemo(e.tables)})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/rigel-db/rigel/internal/duckguard"
@@ -190,19 +191,30 @@ type producer struct {
 // serializePlan runs json_serialize_plan with planOptimizers disabled and
 // restores the previous disabled_optimizers setting afterwards, holding
 // duckguard's lock alone; its statements go to the duckdb-go connection
-// beneath conn, which does not take the lock again.
+// beneath conn, which does not take the lock again. When other statements
+// keep DuckDB busy past exclusiveWait, it gives up (an error wrapping
+// duckguard.ErrBusy): the query then runs on DuckDB this time.
 func serializePlan(ctx context.Context, conn *sql.Conn, query string) (text string, err error) {
 	err = conn.Raw(func(dc any) error {
 		c, ok := duckguard.Unwrap(dc)
 		if !ok {
 			return fmt.Errorf("duckdb plan: the connection is not a DuckDB connection (%T)", dc)
 		}
-		defer duckguard.Exclusive()()
+		release, err := duckguard.Exclusive(ctx, exclusiveWait)
+		if err != nil {
+			return fmt.Errorf("duckdb plan: %w", err)
+		}
+		defer release()
 		text, err = serializeAlone(ctx, c, query)
 		return err
 	})
 	return text, err
 }
+
+// exclusiveWait bounds the wait for DuckDB to itself: statements run for
+// milliseconds, and one that runs longer must not hold a new query's plan
+// back longer than DuckDB would take to answer it.
+const exclusiveWait = 2 * time.Second
 
 func serializeAlone(ctx context.Context, c *duckdb.Conn, query string) (text string, err error) {
 	prev, err := queryText(ctx, c, "SELECT current_setting('disabled_optimizers')")

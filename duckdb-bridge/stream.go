@@ -23,11 +23,15 @@ type Stream struct {
 // stream, so that one message on the wire stays a few MB.
 const StreamBatchRows = 64 * 1024
 
-// QueryStream runs a query and streams its answer. A device result is
-// complete when it comes back (the device computes it whole) and is handed
-// out in batches of StreamBatchRows; a fallback streams DuckDB's batches as
-// DuckDB produces them.
-func (e *Engine) QueryStream(ctx context.Context, query string) (*Stream, error) {
+// QueryStream runs a query (a statement CheckQuery passes) and streams its
+// answer. A device result is complete when it comes back (the device
+// computes it whole) and is handed out in batches of StreamBatchRows; a
+// fallback streams DuckDB's batches as DuckDB produces them.
+func (e *Engine) QueryStream(ctx context.Context, query string) (_ *Stream, err error) {
+	defer recoverBug(&err)
+	if err := e.CheckQuery(ctx, query); err != nil {
+		return nil, err
+	}
 	p, err := e.Prepare(ctx, query)
 	if err != nil {
 		return nil, err

@@ -2,11 +2,13 @@
 # Runs rigel's GPU checks on a machine with a GPU and no Go: the CUDA device
 # tests, TPC-H end to end against DuckDB at SF1, and the benchmark at SF1 and
 # SF10. Logs go to $OUT (or ./out); a short table is printed last.
-# Usage: run.sh [all|gen|tests|bench|serve|sanitize|sanitize-tpch|trace|leak|corpus|conformance]...   (from the bundle folder)
+# Usage: run.sh [all|gen|tests|bench|serve|serve-hostile|sanitize|sanitize-tpch|trace|leak|corpus|conformance]...   (from the bundle folder)
 #   gen: only the SF1 and SF10 databases (kept while the machine is warm)
 #   serve: the Flight SQL server on loopback answering TPC-H SF1 through the
 #          GPU, 1 client and 16 at once (rigel bench serve); SF10 Q1/Q6 too
 #          with RIGEL_SERVE_SF10=1
+#   serve-hostile: 64 clients for 60 s over TPC-H SF1 through the GPU, a hostile
+#          request after every 3 queries (rigel bench serve --hostile)
 #   sanitize: compute-sanitizer memcheck over the CUDA device battery and the probe batteries (short)
 #   sanitize-tpch: compute-sanitizer memcheck, then racecheck, over the 22
 #          TPC-H queries at SF1 on the GPU (TestTPCHCuda)
@@ -73,6 +75,11 @@ if has serve; then
     step serve-q1q6-sf10 ./rigel bench serve --db "$data/tpch-sf10.duckdb" --device cuda --queries 1,6 --clients 1,16 --per-client 200 --out "$out/serve-q1q6-sf10.md"
   fi
   cat "$out"/serve-*.md 2>/dev/null
+fi
+if has serve-hostile; then
+  [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
+  step serve-hostile-sf1 ./rigel bench serve --db "$data/tpch-sf1.duckdb" --device cuda --queries all --clients 64 --duration 60s --hostile --out "$out/serve-hostile-sf1.md" --memprofile "$out/serve-hostile-heap.pprof"
+  cat "$out/serve-hostile-sf1.md" 2>/dev/null
 fi
 if has sanitize; then
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)

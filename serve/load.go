@@ -15,9 +15,11 @@ import (
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 	"github.com/rigel-db/rigel/internal/arrowrec"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 )
 
 // Dial opens a Flight SQL client to a rigel server (or any Flight SQL
@@ -87,14 +89,33 @@ type LoadOptions struct {
 	TLS       *tls.Config
 	Clients   int // concurrent clients, each with its own connection
 	PerClient int // queries each client runs, cycling through Queries
-	Queries   []LoadQuery
-	Timeout   time.Duration // the whole run's bound (default 10 minutes)
+	// Duration, when set, runs each client for that long instead of
+	// PerClient queries.
+	Duration time.Duration
+	Queries  []LoadQuery
+	// Hostile requests mixed into the good ones: each client sends the
+	// next probe after every HostileEvery good queries (default 3), and
+	// each must be refused with its code.
+	Hostile      []Probe
+	HostileEvery int
+	Timeout      time.Duration // the whole run's bound (default 10 minutes)
 }
 
-// LoadReport is what a load test measured.
+// A Probe is a request a hostile or careless client sends, and the gRPC
+// code the server must refuse it with.
+type Probe struct {
+	Name string
+	Want codes.Code
+	Send func(ctx context.Context, c *flightsql.Client) error
+}
+
+// LoadReport is what a load test measured: good queries (Queries, of
+// which Errors failed and Wrong gave another answer than DuckDB's) and
+// hostile probes (Probes, of which Taken were not refused as they must).
 type LoadReport struct {
 	Clients, Queries int
 	Errors, Wrong    int
+	Probes, Taken    int
 	FirstProblem     string
 	Elapsed          time.Duration
 	P50, P99, Max    time.Duration
@@ -104,8 +125,11 @@ type LoadReport struct {
 func (r *LoadReport) QPS() float64 { return float64(r.Queries) / r.Elapsed.Seconds() }
 
 func (r *LoadReport) String() string {
-	s := fmt.Sprintf("%d clients x %d queries: %d errors, %d wrong; %.1f queries/s, latency p50 %s, p99 %s, max %s",
-		r.Clients, r.Queries/max(r.Clients, 1), r.Errors, r.Wrong, r.QPS(), r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond))
+	s := fmt.Sprintf("%d clients, %d queries: %d errors, %d wrong; %.1f queries/s, latency p50 %s, p99 %s, max %s",
+		r.Clients, r.Queries, r.Errors, r.Wrong, r.QPS(), r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond))
+	if r.Probes > 0 {
+		s += fmt.Sprintf("; %d hostile requests, %d not refused as they must be", r.Probes, r.Taken)
+	}
 	if r.FirstProblem != "" {
 		s += "; first problem: " + r.FirstProblem
 	}
@@ -113,29 +137,29 @@ func (r *LoadReport) String() string {
 }
 
 // RunLoad runs a load test: Clients clients at once, each running
-// PerClient queries (client i starts at query i, so that all queries run
-// at once), every answer compared with the expected one (as multisets of
-// rows: ORDER BY ties may come in any order).
+// PerClient queries or for Duration (client i starts at query i, so that
+// all queries run at once), every answer compared with the expected one
+// (as multisets of rows: ORDER BY ties may come in any order), hostile
+// probes among them.
 func RunLoad(ctx context.Context, o LoadOptions) (*LoadReport, error) {
-	if o.Clients <= 0 || o.PerClient <= 0 || len(o.Queries) == 0 {
-		return nil, errors.New("load test: clients, queries per client and the query list must be given")
+	if o.Clients <= 0 || (o.PerClient <= 0 && o.Duration <= 0) || len(o.Queries) == 0 {
+		return nil, errors.New("load test: clients, queries per client (or a duration) and the query list must be given")
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Minute
+	}
+	if o.HostileEvery <= 0 {
+		o.HostileEvery = 3
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	rep := &LoadReport{Clients: o.Clients}
 	var mu sync.Mutex
 	var lat []time.Duration
-	problem := func(wrong bool, msg string) {
+	problem := func(counter *int, msg string) {
 		mu.Lock()
 		defer mu.Unlock()
-		if wrong {
-			rep.Wrong++
-		} else {
-			rep.Errors++
-		}
+		*counter++
 		if rep.FirstProblem == "" {
 			rep.FirstProblem = msg
 		}
@@ -148,27 +172,40 @@ func RunLoad(ctx context.Context, o LoadOptions) (*LoadReport, error) {
 			defer wg.Done()
 			c, err := Dial(o.Addr, o.Token, o.TLS)
 			if err != nil {
-				problem(false, err.Error())
+				problem(&rep.Errors, err.Error())
 				return
 			}
 			defer c.Close()
-			mine := make([]time.Duration, 0, o.PerClient)
-			for k := range o.PerClient {
+			mine := make([]time.Duration, 0, max(o.PerClient, 16))
+			probes := 0
+			for k := 0; ; k++ {
+				if o.Duration > 0 && time.Since(start) >= o.Duration || o.Duration <= 0 && k >= o.PerClient || ctx.Err() != nil {
+					break
+				}
+				if len(o.Hostile) > 0 && k%o.HostileEvery == o.HostileEvery-1 {
+					p := o.Hostile[(ci+probes)%len(o.Hostile)]
+					probes++
+					err := p.Send(ctx, c)
+					if code := status.Code(err); err == nil || code != p.Want {
+						problem(&rep.Taken, fmt.Sprintf("hostile %s: got %v (%s), want %s", p.Name, err, code, p.Want))
+					}
+				}
 				q := o.Queries[(ci+k)%len(o.Queries)]
 				t0 := time.Now()
 				got, err := runQuery(ctx, c, q.SQL)
 				mine = append(mine, time.Since(t0))
 				if err != nil {
-					problem(false, q.Name+": "+err.Error())
+					problem(&rep.Errors, q.Name+": "+err.Error())
 					continue
 				}
 				if err := arrowfmt.Compare(got, q.Want, false); err != nil {
-					problem(true, q.Name+": "+err.Error())
+					problem(&rep.Wrong, q.Name+": "+err.Error())
 				}
 				got.Release()
 			}
 			mu.Lock()
 			lat = append(lat, mine...)
+			rep.Probes += probes
 			mu.Unlock()
 		}()
 	}

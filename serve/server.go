@@ -13,7 +13,6 @@ import (
 	"net"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -38,20 +37,39 @@ type Options struct {
 	// (default 16 MiB); MaxMessageBytes bounds any gRPC message the server
 	// receives (default MaxRequestBytes + 1 MiB).
 	MaxRequestBytes, MaxMessageBytes int
-	// MaxPrepared bounds the open prepared statements (default 10,000): a
-	// client that never closes its statements cannot fill memory.
-	MaxPrepared int
-	// Log hears one line per query (the query log) and per server event.
+	// MaxPrepared bounds the open prepared statements of all clients
+	// (default 10,000), MaxPreparedPerClient those of one connection
+	// (default 1,000): a client that never closes its statements cannot
+	// fill memory, nor take the slots every client shares. A client's
+	// statements are freed when its connection closes.
+	MaxPrepared, MaxPreparedPerClient int
+	// Log hears one line per query (the query log) and per server event,
+	// each at most MaxLogLine bytes (longer ones are cut, saying so).
 	Log func(msg string)
-	// AllowFileAccess keeps DuckDB's access to files from SQL
-	// (read_csv('/etc/...'), read_parquet of any path). Off by default: a
-	// client of the server must not read the server's files.
+	// QueryTimeout, when set, bounds each query's run and the sending of
+	// its answer; a query past it is cancelled (its client gets
+	// DEADLINE_EXCEEDED). Clients may set shorter deadlines of their own.
+	QueryTimeout time.Duration
+	// AllowFiles lists the folders whose files clients' SQL (read_parquet,
+	// read_csv, ...) and Substrait plans (LocalFiles reads) may read:
+	// regular files only, each read at most MaxFileBytes (0: the default,
+	// ipcfiles.DefaultMaxBytes). None by default: a client of the server
+	// must not read the server's files.
+	AllowFiles   []string
+	MaxFileBytes int64
+	// AllowFileAccess lets clients read any file the server can
+	// (AllowFiles then must be empty): for a server whose clients are
+	// its own operator.
 	AllowFileAccess bool
 }
 
 const (
-	defaultMaxRequest  = 16 << 20
-	defaultMaxPrepared = 10000
+	defaultMaxRequest           = 16 << 20
+	defaultMaxPrepared          = 10000
+	defaultMaxPreparedPerClient = 1000
+	// maxStreamsPerClient bounds the calls one connection may have in
+	// flight at once (gRPC's own default is unbounded).
+	maxStreamsPerClient = 256
 )
 
 // Server serves one engine over Flight SQL.
@@ -61,9 +79,8 @@ type Server struct {
 	opts Options
 	grpc *grpc.Server
 
-	mu       sync.Mutex
-	prepared map[string]*prepared
-	queries  map[string]struct{} // SQL texts known to be single queries
+	tickets  *ticketSigner
+	prepared *preparedStatements
 }
 
 // New makes a server for an engine.
@@ -77,22 +94,32 @@ func New(eng *duckdbbridge.Engine, opts Options) (*Server, error) {
 	if opts.MaxPrepared <= 0 {
 		opts.MaxPrepared = defaultMaxPrepared
 	}
+	if opts.MaxPreparedPerClient <= 0 {
+		opts.MaxPreparedPerClient = min(defaultMaxPreparedPerClient, opts.MaxPrepared)
+	}
 	if opts.Log == nil {
 		opts.Log = func(string) {}
 	}
+	log := opts.Log
+	opts.Log = func(msg string) { log(cutLine(msg, MaxLogLine)) }
+	if opts.AllowFileAccess && len(opts.AllowFiles) > 0 {
+		return nil, errors.New("serve: allowing every file and allowing some folders contradict each other; give one")
+	}
 	if !opts.AllowFileAccess {
-		// A one-way switch in DuckDB: it cannot be turned back on by SQL.
-		if _, err := eng.DB().Exec("SET enable_external_access = false"); err != nil {
-			return nil, fmt.Errorf("serve: closing DuckDB's file access: %w", err)
+		// A one-way switch in DuckDB: SQL cannot open it again.
+		if err := eng.RestrictFiles(opts.AllowFiles, opts.MaxFileBytes); err != nil {
+			return nil, fmt.Errorf("serve: %w", err)
 		}
 	}
-	s := &Server{eng: eng, opts: opts, prepared: map[string]*prepared{}, queries: map[string]struct{}{}}
+	s := &Server{eng: eng, opts: opts, tickets: newTicketSigner(), prepared: newPreparedStatements(opts.MaxPrepared, opts.MaxPreparedPerClient)}
 	s.Alloc = memory.DefaultAllocator
 	if err := s.registerSqlInfo(); err != nil {
 		return nil, err
 	}
 	gopts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(opts.MaxMessageBytes),
+		grpc.MaxConcurrentStreams(maxStreamsPerClient),
+		grpc.StatsHandler(connTracker{s.prepared}),
 		grpc.ChainUnaryInterceptor(s.unaryAuth),
 		grpc.ChainStreamInterceptor(s.streamAuth),
 	}
@@ -129,9 +156,7 @@ func (s *Server) Shutdown(grace time.Duration) {
 		s.grpc.Stop()
 		<-done
 	}
-	s.mu.Lock()
-	clear(s.prepared)
-	s.mu.Unlock()
+	s.prepared.clear()
 }
 
 func (s *Server) registerSqlInfo() error {
@@ -201,6 +226,6 @@ func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 func (s *Server) recoverCall(method string, err *error) {
 	if r := recover(); r != nil {
 		s.opts.Log(fmt.Sprintf("internal error (a bug) in %s: %v\n%s", method, r, debug.Stack()))
-		*err = status.Errorf(codes.Internal, "rigel serve: internal error (a bug; the server logged it and keeps serving): %v", r)
+		*err = status.Error(codes.Internal, cutLine(fmt.Sprintf("rigel serve: internal error (a bug; the server logged it and keeps serving): %v", r), MaxErrorText))
 	}
 }

@@ -99,8 +99,14 @@ func (l *logLines) has(sub string) bool {
 
 func startServer(t testing.TB, opts Options) *testServer {
 	t.Helper()
+	return startServerOn(t, duckdbbridge.CatalogSpec{DB: tpchDB(t)}, opts)
+}
+
+// startServerOn serves a catalog through the host device.
+func startServerOn(t testing.TB, spec duckdbbridge.CatalogSpec, opts Options) *testServer {
+	t.Helper()
 	ctx := context.Background()
-	db, id, err := duckdbbridge.OpenCatalog(ctx, duckdbbridge.CatalogSpec{DB: tpchDB(t)})
+	db, id, err := duckdbbridge.OpenCatalog(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}

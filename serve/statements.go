@@ -2,8 +2,7 @@ package serve
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -18,35 +17,6 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// A statement is what a ticket or a prepared statement carries: SQL text or
-// Substrait plan bytes. Tickets carry the statement itself (one kind byte,
-// then the text or plan), so the server keeps no state between
-// GetFlightInfo and DoGet and a client that never calls DoGet leaks nothing.
-type statement struct {
-	substrait bool
-	body      []byte
-}
-
-const (
-	kindSQL       = 'q'
-	kindSubstrait = 's'
-)
-
-func (st statement) ticket() []byte {
-	kind := byte(kindSQL)
-	if st.substrait {
-		kind = kindSubstrait
-	}
-	return append([]byte{kind}, st.body...)
-}
-
-func parseTicket(t []byte) (statement, error) {
-	if len(t) == 0 || (t[0] != kindSQL && t[0] != kindSubstrait) {
-		return statement{}, status.Error(codes.InvalidArgument, "rigel serve: the ticket was not made by this server (get tickets from GetFlightInfo)")
-	}
-	return statement{substrait: t[0] == kindSubstrait, body: t[1:]}, nil
-}
-
 func (s *Server) checkSize(what string, n int) error {
 	if n > s.opts.MaxRequestBytes {
 		return status.Errorf(codes.InvalidArgument, "rigel serve: the %s is %d bytes, more than this server takes (%d; rigel serve --max-request-bytes raises it)", what, n, s.opts.MaxRequestBytes)
@@ -58,41 +28,17 @@ func (s *Server) checkSize(what string, n int) error {
 }
 
 // sqlStatement takes SQL text that is one query: the catalog is served
-// read-only, so writes, DDL, SET, ATTACH and the like are refused here.
+// read-only, so writes, DDL, SET, ATTACH, EXPLAIN ANALYZE of any of them
+// and the like are refused here (the engine's CheckQuery, which the engine
+// applies again when the statement runs).
 func (s *Server) sqlStatement(ctx context.Context, query string) (statement, error) {
 	if err := s.checkSize("SQL text", len(query)); err != nil {
 		return statement{}, err
 	}
-	if !s.knownQuery(query) {
-		if err := s.eng.CheckQuery(ctx, query); err != nil {
-			return statement{}, toStatus(err)
-		}
-		s.rememberQuery(query)
+	if err := s.eng.CheckQuery(ctx, query); err != nil {
+		return statement{}, toStatus(err)
 	}
 	return statement{body: []byte(query)}, nil
-}
-
-// maxKnownQueries bounds the texts remembered as queries.
-const maxKnownQueries = 10000
-
-// knownQuery says whether a SQL text passed CheckQuery before. What kind of
-// statement a text is follows from its words alone, so the answer cannot
-// change; remembering it saves a DuckDB prepare (about a millisecond) on
-// every repeated query.
-func (s *Server) knownQuery(query string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.queries[query]
-	return ok
-}
-
-func (s *Server) rememberQuery(query string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.queries) >= maxKnownQueries {
-		clear(s.queries)
-	}
-	s.queries[query] = struct{}{}
 }
 
 func (s *Server) planStatement(p flightsql.SubstraitPlan) (statement, error) {
@@ -115,7 +61,8 @@ func (s *Server) flightInfo(desc *flight.FlightDescriptor, ticket []byte, schema
 	return info
 }
 
-// GetFlightInfoStatement answers a SQL query with a ticket that carries it.
+// GetFlightInfoStatement answers a SQL query with a signed ticket that
+// carries it.
 func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	st, err := s.sqlStatement(ctx, cmd.GetQuery())
 	if err != nil {
@@ -124,7 +71,7 @@ func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.State
 	if len(cmd.GetTransactionId()) > 0 {
 		return nil, status.Error(codes.Unimplemented, "rigel serve: transactions are not supported (the catalog is read-only)")
 	}
-	tkt, err := flightsql.CreateStatementQueryTicket(st.ticket())
+	tkt, err := flightsql.CreateStatementQueryTicket(s.tickets.ticket(st))
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +79,7 @@ func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.State
 }
 
 // GetFlightInfoSubstraitPlan checks the plan (so that a bad one fails
-// here, with the reason) and answers with a ticket that carries it.
+// here, with the reason) and answers with a signed ticket that carries it.
 func (s *Server) GetFlightInfoSubstraitPlan(_ context.Context, cmd flightsql.StatementSubstraitPlan, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	st, err := s.planStatement(cmd.GetPlan())
 	if err != nil {
@@ -142,7 +89,7 @@ func (s *Server) GetFlightInfoSubstraitPlan(_ context.Context, cmd flightsql.Sta
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	tkt, err := flightsql.CreateStatementQueryTicket(st.ticket())
+	tkt, err := flightsql.CreateStatementQueryTicket(s.tickets.ticket(st))
 	if err != nil {
 		return nil, err
 	}
@@ -187,10 +134,10 @@ func (s *Server) schemaOf(ctx context.Context, st statement) (*arrow.Schema, err
 	return schema, nil
 }
 
-// DoGetStatement runs the statement a ticket carries and streams its
-// answer.
+// DoGetStatement runs the statement a ticket this server signed carries,
+// and streams its answer.
 func (s *Server) DoGetStatement(ctx context.Context, cmd flightsql.StatementQueryTicket) (*arrow.Schema, <-chan flight.StreamChunk, error) {
-	st, err := parseTicket(cmd.GetStatementHandle())
+	st, err := s.tickets.parse(cmd.GetStatementHandle())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -201,11 +148,22 @@ var querySeq atomic.Int64
 
 // run executes a statement and streams its answer; the query log gets a
 // line when it starts streaming and one when the stream ends.
-func (s *Server) run(ctx context.Context, st statement) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+func (s *Server) run(ctx context.Context, st statement) (_ *arrow.Schema, _ <-chan flight.StreamChunk, err error) {
 	id := querySeq.Add(1)
 	start := time.Now()
+	cancel := func() {}
+	if s.opts.QueryTimeout > 0 {
+		// The bound covers the run and the stream: it ends when the
+		// answer has been sent (or the run failed).
+		ctx, cancel = context.WithTimeoutCause(ctx, s.opts.QueryTimeout,
+			fmt.Errorf("%w: the query ran longer than this server allows (%s; rigel serve --query-timeout)", context.DeadlineExceeded, s.opts.QueryTimeout))
+		defer func() {
+			if err != nil {
+				cancel()
+			}
+		}()
+	}
 	var stream *duckdbbridge.Stream
-	var err error
 	what := "sql"
 	if st.substrait {
 		what = "substrait"
@@ -228,11 +186,15 @@ func (s *Server) run(ctx context.Context, st statement) (*arrow.Schema, <-chan f
 	s.opts.Log(fmt.Sprintf("query %d from %s (%s): ran on %s in %s", id, client, what, where, time.Since(start).Round(time.Microsecond)))
 	counted := &countingReader{RecordReader: stream, done: func(rows int64, err error) {
 		end := "done"
-		if err != nil {
+		switch {
+		case err != nil:
 			end = "failed: " + err.Error()
-		} else if ctx.Err() != nil {
+		case errors.Is(context.Cause(ctx), context.Canceled):
 			end = "stopped: the client went away"
+		case ctx.Err() != nil:
+			end = "stopped: " + context.Cause(ctx).Error()
 		}
+		cancel()
 		s.opts.Log(fmt.Sprintf("query %d: %s, %d rows in %s", id, end, rows, time.Since(start).Round(time.Microsecond)))
 	}}
 	ch := make(chan flight.StreamChunk, 2)
@@ -260,31 +222,16 @@ func (r *countingReader) Release() {
 	r.RecordReader.Release()
 }
 
-// prepared is an open prepared statement.
-type prepared struct {
-	st     statement
-	schema *arrow.Schema
-}
-
-func newHandle() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // crypto/rand never fails on Linux
-	return hex.EncodeToString(b)
-}
-
 func (s *Server) prepare(ctx context.Context, st statement) (flightsql.ActionCreatePreparedStatementResult, error) {
 	var res flightsql.ActionCreatePreparedStatementResult
 	schema, err := s.schemaOf(ctx, st)
 	if err != nil {
 		return res, err
 	}
-	h := newHandle()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.prepared) >= s.opts.MaxPrepared {
-		return res, status.Errorf(codes.ResourceExhausted, "rigel serve: %d prepared statements are open; close some (ClosePreparedStatement) before preparing more", len(s.prepared))
+	h, err := s.prepared.add(clientOf(ctx), &prepared{st: st, schema: schema})
+	if err != nil {
+		return res, err
 	}
-	s.prepared[h] = &prepared{st: st, schema: schema}
 	res.Handle = []byte(h)
 	res.DatasetSchema = schema
 	res.ParameterSchema = arrow.NewSchema(nil, nil)
@@ -313,32 +260,19 @@ func (s *Server) CreatePreparedSubstraitPlan(ctx context.Context, req flightsql.
 	return s.prepare(ctx, st)
 }
 
-// ClosePreparedStatement forgets a prepared statement.
-func (s *Server) ClosePreparedStatement(_ context.Context, req flightsql.ActionClosePreparedStatementRequest) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h := string(req.GetPreparedStatementHandle())
-	if _, ok := s.prepared[h]; !ok {
-		return status.Error(codes.NotFound, "rigel serve: no such prepared statement (closed already?)")
-	}
-	delete(s.prepared, h)
-	return nil
+// ClosePreparedStatement forgets a prepared statement of the caller's.
+func (s *Server) ClosePreparedStatement(ctx context.Context, req flightsql.ActionClosePreparedStatementRequest) error {
+	return s.prepared.close(clientOf(ctx), req.GetPreparedStatementHandle())
 }
 
-func (s *Server) lookup(handle []byte) (*prepared, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.prepared[string(handle)]
-	if !ok {
-		return nil, status.Error(codes.NotFound, "rigel serve: no such prepared statement (closed, or the server restarted)")
-	}
-	return p, nil
+func (s *Server) lookup(ctx context.Context, handle []byte) (*prepared, error) {
+	return s.prepared.get(clientOf(ctx), handle)
 }
 
 // GetFlightInfoPreparedStatement answers with a ticket that names the
 // prepared statement.
-func (s *Server) GetFlightInfoPreparedStatement(_ context.Context, cmd flightsql.PreparedStatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	p, err := s.lookup(cmd.GetPreparedStatementHandle())
+func (s *Server) GetFlightInfoPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	p, err := s.lookup(ctx, cmd.GetPreparedStatementHandle())
 	if err != nil {
 		return nil, err
 	}
@@ -346,8 +280,8 @@ func (s *Server) GetFlightInfoPreparedStatement(_ context.Context, cmd flightsql
 }
 
 // GetSchemaPreparedStatement returns a prepared statement's answer schema.
-func (s *Server) GetSchemaPreparedStatement(_ context.Context, cmd flightsql.PreparedStatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
-	p, err := s.lookup(cmd.GetPreparedStatementHandle())
+func (s *Server) GetSchemaPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery, _ *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	p, err := s.lookup(ctx, cmd.GetPreparedStatementHandle())
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +290,7 @@ func (s *Server) GetSchemaPreparedStatement(_ context.Context, cmd flightsql.Pre
 
 // DoGetPreparedStatement runs a prepared statement.
 func (s *Server) DoGetPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery) (*arrow.Schema, <-chan flight.StreamChunk, error) {
-	p, err := s.lookup(cmd.GetPreparedStatementHandle())
+	p, err := s.lookup(ctx, cmd.GetPreparedStatementHandle())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -371,8 +305,8 @@ func (s *Server) DoPutCommandStatementUpdate(context.Context, flightsql.Statemen
 
 // DoPutPreparedStatementQuery would bind parameters; rigel's statements
 // take none.
-func (s *Server) DoPutPreparedStatementQuery(_ context.Context, cmd flightsql.PreparedStatementQuery, rdr flight.MessageReader, _ flight.MetadataWriter) ([]byte, error) {
-	if _, err := s.lookup(cmd.GetPreparedStatementHandle()); err != nil {
+func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.PreparedStatementQuery, rdr flight.MessageReader, _ flight.MetadataWriter) ([]byte, error) {
+	if _, err := s.lookup(ctx, cmd.GetPreparedStatementHandle()); err != nil {
 		return nil, err
 	}
 	for rdr.Next() {

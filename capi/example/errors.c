@@ -232,6 +232,14 @@ int main(int argc, char** argv) {
   sql_check(e, "null-sql", NULL);
   sql_check(e, "bad-sql", "SELEC 1");
   sql_check(e, "unknown-table-sql", "SELECT * FROM no_such_table");
+  /* One query, not any statement: the catalog changes only through
+   * rigel_register_stream, and the host's files stay closed to SQL. */
+  sql_check(e, "ddl-sql", "CREATE TABLE made_by_sql (a INTEGER)");
+  sql_check(e, "attach-sql", "ATTACH '/tmp/rigel-capi-attach.duckdb' AS other");
+  sql_check(e, "copy-sql", "COPY (SELECT 1) TO '/tmp/rigel-capi-copy.csv'");
+  sql_check(e, "set-sql", "SET threads = 1");
+  sql_check(e, "explain-analyze-write-sql", "EXPLAIN ANALYZE CREATE TABLE made_by_explain AS SELECT 1");
+  sql_check(e, "two-statements-sql", "SELECT 1; DROP TABLE t");
 
   /* Registration: the stream is rigel's on every path. */
   register_check(e, "null-stream", "x", NULL, NULL);
@@ -281,6 +289,14 @@ int main(int argc, char** argv) {
     report("bad-handle", rc, rigel_last_error((rigel_engine)987654321));
     check_untouched("bad-handle", &out);
     still_works(e, "bad-handle");
+  }
+  {
+    /* Handle 0, what a failed rigel_open returns: its error is read with 0. */
+    struct ArrowArrayStream out;
+    poison(&out);
+    int rc = rigel_execute_sql((rigel_engine)0, "SELECT 1", &out);
+    report("handle-0", rc, rigel_last_error(0));
+    check_untouched("handle-0", &out);
   }
   {
     rigel_engine none = rigel_open("/nonexistent/catalog.duckdb", "host");

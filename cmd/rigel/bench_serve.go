@@ -6,19 +6,25 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rigel-db/rigel/conformance/tpch"
+	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/serve"
 )
 
 // cmdBenchServe measures the Flight SQL server on loopback: a server in
 // this process over the database, then clients that run TPC-H queries
 // through it (1 client, then N at once), every answer checked against
-// DuckDB. It prints throughput and latency per client count.
+// DuckDB. It prints throughput and latency per client count. With
+// --hostile, every client also sends a hostile request after every third
+// query (serve.HostileProbes), each of which must be refused with its
+// code, and the table says whether the server's memory came back.
 func cmdBenchServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench serve", flag.ContinueOnError)
 	var ef engineFlags
@@ -26,9 +32,15 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 	queries := fs.String("queries", "all", "comma-separated TPC-H query numbers, or all")
 	clients := fs.String("clients", "1,16", "comma-separated client counts, one run each")
 	perClient := fs.Int("per-client", 200, "queries each client runs")
+	duration := fs.Duration("duration", 0, "run each client count this long instead of --per-client queries")
+	hostile := fs.Bool("hostile", false, "mix hostile requests (forged tickets, writes, server files, plan bombs, ...) into the load")
 	out := fs.String("out", "", "also write the table to this markdown file")
+	memProfile := fs.String("memprofile", "", "write a Go heap profile of what the server holds after the last run to this file")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *duration < 0 || *perClient <= 0 {
+		return usageError{"--duration must not be negative and --per-client must be positive"}
 	}
 	nums, err := queryNumbers(*queries)
 	if err != nil {
@@ -80,13 +92,40 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(&b, "- rigel serve on loopback (Flight SQL over gRPC, no TLS), Go flightsql clients in the same process, each with its own connection\n")
 	fmt.Fprintf(&b, "- queries: TPC-H %s, in turn; %d of %d run on the device, the others fall back to DuckDB\n", *queries, onDevice, len(nums))
-	fmt.Fprintf(&b, "- latency: one query from Execute to its last batch; every answer compared with DuckDB's\n\n")
-	b.WriteString("| clients | queries | errors | wrong | queries/s | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "- latency: one query from Execute to its last batch; every answer compared with DuckDB's\n")
+	var probes []serve.Probe
+	if *hostile {
+		q6, _ := tpch.Query(6)
+		plan, err := duckdbbridge.PlanBytes(ctx, eng.DB(), q6)
+		if err != nil {
+			return err
+		}
+		probes = serve.HostileProbes(plan)
+		names := make([]string, len(probes))
+		for i, p := range probes {
+			names[i] = p.Name
+		}
+		fmt.Fprintf(&b, "- hostile: each client sends one of %d hostile requests after every 3 queries, in turn; each must be refused with its code: %s\n", len(probes), strings.Join(names, "; "))
+		fmt.Fprintf(&b, "- memory: the server's live Go heap and goroutines after a collection, before and after each run\n")
+	}
+	if *duration > 0 {
+		fmt.Fprintf(&b, "- each client count runs for %s\n", *duration)
+	}
+	emptyCells := "" // the hostile columns of the in-process row
+	if *hostile {
+		emptyCells = " | | | |"
+	}
+	b.WriteString("\n| clients | queries | errors | wrong | queries/s | p50 ms | p99 ms | max ms |")
+	if *hostile {
+		b.WriteString(" hostile | not refused | heap MB before, after | goroutines before, after |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	} else {
+		b.WriteString("\n|---|---|---|---|---|---|---|---|\n")
+	}
 	fmt.Fprint(os.Stderr, b.String())
 	flushed := b.Len()
 	addr := ln.Addr().String()
 	fmt.Fprintln(os.Stderr, "rigel: warm-up (loads the columns the queries scan)")
-	if rep, err := serve.RunLoad(ctx, serve.LoadOptions{Addr: addr, Clients: 1, PerClient: len(load), Queries: load}); err != nil || rep.Errors+rep.Wrong > 0 {
+	if rep, err := serve.RunLoad(ctx, serve.LoadOptions{Addr: addr, Clients: 1, PerClient: max(len(load), len(probes)), Queries: load, Hostile: probes, HostileEvery: 1}); err != nil || rep.Errors+rep.Wrong+rep.Taken > 0 {
 		return fmt.Errorf("warm-up: %v %v", rep, err)
 	}
 	// The same queries in this process, without Flight: what the server
@@ -103,22 +142,43 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 		res.Release()
 	}
 	sort.Slice(direct, func(i, j int) bool { return direct[i] < direct[j] })
-	fmt.Fprintf(&b, "| in process, no Flight (Engine.Query, 1 caller) | %d | | | %.1f | %s | %s | %s |\n", len(direct),
-		float64(len(direct))/(float64(sum(direct))/1e9), ms(direct[len(direct)/2]), ms(direct[min(len(direct)-1, len(direct)*99/100)]), ms(direct[len(direct)-1]))
+	fmt.Fprintf(&b, "| in process, no Flight (Engine.Query, 1 caller) | %d | | | %.1f | %s | %s | %s |%s\n", len(direct),
+		float64(len(direct))/(float64(sum(direct))/1e9), ms(direct[len(direct)/2]), ms(direct[min(len(direct)-1, len(direct)*99/100)]), ms(direct[len(direct)-1]),
+		emptyCells)
 	bad := 0
 	for _, n := range counts {
-		rep, err := serve.RunLoad(ctx, serve.LoadOptions{Addr: addr, Clients: n, PerClient: *perClient, Queries: load})
+		g0, h0 := liveMemory()
+		rep, err := serve.RunLoad(ctx, serve.LoadOptions{Addr: addr, Clients: n, PerClient: *perClient, Duration: *duration, Queries: load, Hostile: probes})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "| %d | %d | %d | %d | %.1f | %s | %s | %s |\n", n, rep.Queries, rep.Errors, rep.Wrong, rep.QPS(),
+		fmt.Fprintf(&b, "| %d | %d | %d | %d | %.1f | %s | %s | %s |", n, rep.Queries, rep.Errors, rep.Wrong, rep.QPS(),
 			ms(rep.P50.Nanoseconds()), ms(rep.P99.Nanoseconds()), ms(rep.Max.Nanoseconds()))
+		if *hostile {
+			g1, h1 := liveMemory()
+			fmt.Fprintf(&b, " %d | %d | %d, %d | %d, %d |", rep.Probes, rep.Taken, h0>>20, h1>>20, g0, g1)
+		}
+		b.WriteString("\n")
 		fmt.Fprint(os.Stderr, b.String()[flushed:])
 		flushed = b.Len()
 		if rep.FirstProblem != "" {
 			fmt.Fprintf(os.Stderr, "rigel: %d clients: first problem: %s\n", n, rep.FirstProblem)
 		}
-		bad += rep.Errors + rep.Wrong
+		bad += rep.Errors + rep.Wrong + rep.Taken
+	}
+	if *memProfile != "" {
+		liveMemory()
+		f, err := os.Create(*memProfile)
+		if err != nil {
+			return err
+		}
+		err = pprof.WriteHeapProfile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("heap profile: %w", err)
+		}
 	}
 	fmt.Print(b.String())
 	if *out != "" {
@@ -127,9 +187,20 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 		}
 	}
 	if bad > 0 {
-		return fmt.Errorf("%d queries failed or gave a wrong answer", bad)
+		return fmt.Errorf("%d queries failed or gave a wrong answer, or hostile requests were not refused", bad)
 	}
 	return nil
+}
+
+// liveMemory returns this process's goroutines and live heap after the
+// clients' idle connections have closed and a collection has run.
+func liveMemory() (int, uint64) {
+	time.Sleep(500 * time.Millisecond)
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return runtime.NumGoroutine(), ms.HeapAlloc
 }
 
 func sum(xs []int64) int64 {

@@ -22,10 +22,11 @@ usage:
   rigel plan    --db FILE [--device cuda|host] [--format ...] PLAN.json|PLAN.pb
   rigel doctor
   rigel bench tpch --db FILE [--queries 1,6] [--runs N] [--device ...] [--out FILE.md]
-  rigel bench serve --db FILE [--clients 1,16] [--per-client 200] [--queries all] [--device ...]
-  rigel tpch-gen --sf N --db FILE
+  rigel bench serve --db FILE [--clients 1,16] [--per-client 200 | --duration D] [--hostile] [--queries all] [--device ...]
+  rigel tpch-gen --sf N --db FILE [--force]
   rigel conformance [--device host|cuda] [--out conformance/RESULTS.md]
   rigel serve   --db FILE | --parquet DIR [--listen 127.0.0.1:31337] [--device ...]
+                [--allow-files DIR] [--query-timeout D] [--max-request-bytes N]
                 [--token-file F] [--tls-cert F --tls-key F]   Arrow Flight SQL server
 
 Status lines go to stderr; results to stdout.

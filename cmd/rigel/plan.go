@@ -22,6 +22,9 @@ func cmdPlan(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usageError{"plan needs one Substrait plan file"}
 	}
+	if err := checkFormat(*format); err != nil {
+		return err
+	}
 	data, err := os.ReadFile(pos[0])
 	if err != nil {
 		return fmt.Errorf("read plan: %w", err)

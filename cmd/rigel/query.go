@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
 
@@ -50,8 +52,8 @@ func cmdQuery(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *format != "table" && *format != "csv" && *format != "json" {
-		return usageError{fmt.Sprintf("--format must be table, csv or json, not %q", *format)}
+	if err := checkFormat(*format); err != nil {
+		return err
 	}
 	eng, closeAll, err := openEngine(&ef)
 	if err != nil {
@@ -60,6 +62,11 @@ func cmdQuery(ctx context.Context, args []string) error {
 	defer closeAll()
 	start := time.Now()
 	res, err := eng.Query(ctx, query)
+	if errors.Is(err, duckdbbridge.ErrNotAQuery) {
+		// SHOW, PRAGMA, SET and the like: the catalog is this user's own
+		// (opened read-only), so DuckDB runs them as its CLI would.
+		res, err = eng.RunOnDuckDB(ctx, query)
+	}
 	if err != nil {
 		return err
 	}
@@ -98,6 +105,15 @@ func cmdExplain(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Print(text)
+	return nil
+}
+
+// checkFormat refuses an output format writeResult does not write, before
+// any work is done.
+func checkFormat(format string) error {
+	if format != "table" && format != "csv" && format != "json" {
+		return usageError{fmt.Sprintf("--format must be table, csv or json, not %q", format)}
+	}
 	return nil
 }
 

@@ -26,7 +26,10 @@ func cmdServe(ctx context.Context, args []string) error {
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key, serve over TLS")
 	key := fs.String("tls-key", "", "TLS private key (PEM)")
 	maxReq := fs.Int("max-request-bytes", 16<<20, "largest SQL text or Substrait plan taken")
-	fileAccess := fs.Bool("allow-file-access", false, "let SQL read files on this machine (read_csv, read_parquet of any path); off by default")
+	var allowFiles multiFlag
+	fs.Var(&allowFiles, "allow-files", "a folder whose files clients may read, from SQL (read_parquet, read_csv) and Substrait plans (LocalFiles) alike (repeatable); none by default")
+	fileAccess := fs.Bool("allow-file-access", false, "let clients read any file this machine's user can (for a server whose clients are its operator); off by default")
+	queryTimeout := fs.Duration("query-timeout", 0, "cancel a query that runs (and streams its answer) longer than this; 0: no bound but the client's own deadline")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "on SIGINT/SIGTERM, how long running queries may finish before they are cancelled")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -35,10 +38,19 @@ func cmdServe(ctx context.Context, args []string) error {
 	if len(pos) > 0 {
 		return usageError{"serve takes no positional arguments"}
 	}
+	if *maxReq <= 0 {
+		return usageError{fmt.Sprintf("--max-request-bytes must be positive, not %d", *maxReq)}
+	}
 	if *db == "" && len(parquet) == 0 {
 		return usageError{"serve needs a catalog: --db FILE and/or --parquet FOLDER"}
 	}
-	opts := serve.Options{MaxRequestBytes: *maxReq, AllowFileAccess: *fileAccess, Log: func(msg string) { fmt.Fprintln(os.Stderr, "rigel serve: "+msg) }}
+	if *queryTimeout < 0 {
+		return usageError{fmt.Sprintf("--query-timeout must not be negative, not %s", *queryTimeout)}
+	}
+	if *fileAccess && len(allowFiles) > 0 {
+		return usageError{"--allow-file-access (every file) and --allow-files DIR (some folders) contradict each other; give one"}
+	}
+	opts := serve.Options{MaxRequestBytes: *maxReq, AllowFileAccess: *fileAccess, AllowFiles: allowFiles, QueryTimeout: *queryTimeout, Log: func(msg string) { fmt.Fprintln(os.Stderr, "rigel serve: "+msg) }}
 	if opts.Token, err = readToken(*tokenFile); err != nil {
 		return err
 	}
@@ -78,9 +90,9 @@ func cmdServe(ctx context.Context, args []string) error {
 	if opts.TLS != nil {
 		scheme = "grpc+tls"
 	}
-	where := "device " + describeDevice(eng)
-	if dev == nil {
-		where = "no device (" + reason + "): DuckDB answers every query"
+	where := "no device (" + reason + "): DuckDB answers every query"
+	if dev != nil {
+		where = "device " + describeDevice(eng)
 	}
 	auth := "no token"
 	if opts.Token != "" {
@@ -93,7 +105,14 @@ func cmdServe(ctx context.Context, args []string) error {
 	for _, p := range parquet {
 		catalog = append(catalog, "Parquet folder "+p)
 	}
-	opts.Log(fmt.Sprintf("listening on %s://%s (%s, %s; catalog: %s)", scheme, ln.Addr(), where, auth, strings.Join(catalog, ", ")))
+	files := "clients read no files of this machine"
+	switch {
+	case *fileAccess:
+		files = "clients may read any file of this machine"
+	case len(allowFiles) > 0:
+		files = "clients may read the files under " + strings.Join(allowFiles, ", ")
+	}
+	opts.Log(fmt.Sprintf("listening on %s://%s (%s, %s; catalog: %s; %s)", scheme, ln.Addr(), where, auth, strings.Join(catalog, ", "), files))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

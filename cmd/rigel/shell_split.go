@@ -1,6 +1,10 @@
 package main
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rigel-db/rigel/internal/sqltext"
+)
 
 // stmtBuffer gathers input lines into SQL statements the way DuckDB's CLI
 // does: a statement ends at a semicolon that is not inside a string, a
@@ -58,7 +62,7 @@ func statementEnd(s string) int {
 		case c == ';':
 			return i
 		case c == '\'' || c == '"':
-			i = skipQuoted(s, i, c)
+			i = sqltext.SkipQuoted(s, i, c)
 		case c == '-' && strings.HasPrefix(s[i:], "--"):
 			nl := strings.IndexByte(s[i:], '\n')
 			if nl < 0 {
@@ -72,7 +76,7 @@ func statementEnd(s string) int {
 			}
 			i += 2 + e + 2
 		case c == '$':
-			i = skipDollar(s, i)
+			i = sqltext.SkipDollar(s, i)
 		default:
 			i++
 		}
@@ -81,43 +85,6 @@ func statementEnd(s string) int {
 		}
 	}
 	return -1
-}
-
-// skipQuoted returns the index after the quote closing the one at s[i]
-// (a doubled quote is an escaped one), or -1 when it is still open.
-func skipQuoted(s string, i int, q byte) int {
-	for j := i + 1; j < len(s); j++ {
-		if s[j] == q {
-			if j+1 < len(s) && s[j+1] == q {
-				j++
-				continue
-			}
-			return j + 1
-		}
-	}
-	return -1
-}
-
-// skipDollar skips a dollar-quoted string $tag$...$tag$ starting at s[i]; a
-// '$' that does not open one (a parameter such as $1) is skipped alone.
-func skipDollar(s string, i int) int {
-	j := i + 1
-	for j < len(s) && (s[j] == '_' || isAlnum(s[j])) {
-		j++
-	}
-	if j >= len(s) || s[j] != '$' || (j > i+1 && s[i+1] >= '0' && s[i+1] <= '9') {
-		return i + 1
-	}
-	tag := s[i : j+1]
-	e := strings.Index(s[j+1:], tag)
-	if e < 0 {
-		return -1
-	}
-	return j + 1 + e + len(tag)
-}
-
-func isAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // blankSQL reports whether s holds only white space and comments.
@@ -145,51 +112,20 @@ func blankSQL(s string) bool {
 	}
 }
 
-// skipComments drops the white space and comments that lead s.
-func skipComments(s string) string {
-	for {
-		s = strings.TrimSpace(s)
-		switch {
-		case strings.HasPrefix(s, "--"):
-			nl := strings.IndexByte(s, '\n')
-			if nl < 0 {
-				return ""
-			}
-			s = s[nl+1:]
-		case strings.HasPrefix(s, "/*"):
-			e := strings.Index(s, "*/")
-			if e < 0 {
-				return ""
-			}
-			s = s[e+2:]
-		default:
-			return s
-		}
-	}
-}
-
 // explainTarget recognizes a plain "EXPLAIN query" and returns the query;
 // EXPLAIN ANALYZE and EXPLAIN with options are not plain (DuckDB runs them).
 func explainTarget(stmt string) (query string, plain, isExplain bool) {
-	s := skipComments(stmt)
-	const kw = "EXPLAIN"
-	if len(s) <= len(kw) || !strings.EqualFold(s[:len(kw)], kw) || isAlnum(s[len(kw)]) || s[len(kw)] == '_' {
-		return "", false, false
+	target, options, isExplain, _ := sqltext.Explain(stmt)
+	if !isExplain || options != "" || target == "" {
+		return "", false, isExplain // DuckDB runs it (or says what is wrong)
 	}
-	rest := strings.TrimSpace(s[len(kw):])
-	if strings.HasPrefix(rest, "(") {
-		return "", false, true
-	}
-	if len(rest) >= 7 && strings.EqualFold(rest[:7], "ANALYZE") && (len(rest) == 7 || !isAlnum(rest[7])) {
-		return "", false, true
-	}
-	return rest, true, true
+	return target, true, true
 }
 
 // leadingKeywords returns the first n words of a statement, upper-cased,
 // after leading comments.
 func leadingKeywords(s string, n int) []string {
-	f := strings.FieldsFunc(skipComments(s), func(r rune) bool {
+	f := strings.FieldsFunc(sqltext.SkipComments(s), func(r rune) bool {
 		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '(' || r == ';'
 	})
 	if len(f) > n {

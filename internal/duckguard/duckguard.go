@@ -22,8 +22,10 @@ package duckguard
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
 )
@@ -45,10 +47,31 @@ func Statement() (release func()) {
 // connection starts until release is called. Statements run meanwhile
 // must go to the duckdb-go connection itself (Conn.Conn), or they would
 // wait for the lock their own goroutine holds.
-func Exclusive() (release func()) {
-	mu.Lock()
-	return mu.Unlock
+//
+// It waits for the statements running now to end, but does not hold new
+// ones back while it waits (sync.RWMutex.Lock would: every statement
+// would then wait behind the longest one running, and DuckDB cannot
+// interrupt some, such as the planning of deeply nested correlated
+// subqueries, whose time doubles with each level). It gives up after
+// wait, or when ctx ends, with an error wrapping ErrBusy.
+func Exclusive(ctx context.Context, wait time.Duration) (release func(), err error) {
+	deadline := time.Now().Add(wait)
+	pause := 50 * time.Microsecond
+	for !mu.TryLock() {
+		if err := ctx.Err(); err != nil {
+			return nil, context.Cause(ctx)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: other statements kept it busy for %s", ErrBusy, wait)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 5*time.Millisecond)
+	}
+	return mu.Unlock, nil
 }
+
+// ErrBusy: Exclusive did not get DuckDB to itself in time.
+var ErrBusy = errors.New("DuckDB is busy with other statements")
 
 // Connector is a duckdb-go connector whose connections take the shared
 // lock for every statement.

@@ -3,8 +3,10 @@ package duckguard
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Statements of guarded connections (plain, prepared, through Arrow) run
@@ -45,11 +47,15 @@ func TestStatementsBesideSettingChanges(t *testing.T) {
 			}
 			err := conn.Raw(func(dc any) error {
 				d, _ := Unwrap(dc)
-				defer Exclusive()()
+				release, err := Exclusive(ctx, time.Minute)
+				if err != nil {
+					return err
+				}
+				defer release()
 				if _, err := d.ExecContext(ctx, "SET disabled_optimizers = 'compressed_materialization,in_clause,materialized_cte,common_subplan,late_materialization,build_side_probe_side,top_n'", nil); err != nil {
 					return err
 				}
-				_, err := d.ExecContext(ctx, "RESET disabled_optimizers", nil)
+				_, err = d.ExecContext(ctx, "RESET disabled_optimizers", nil)
 				return err
 			})
 			if err != nil {
@@ -136,3 +142,48 @@ func run(ctx context.Context, db *sql.DB, query string, way int) error {
 type errRows int
 
 func (e errRows) Error() string { return "wrong row count" }
+
+// A statement that runs long holds plan production back (Exclusive waits
+// for it, then gives up with ErrBusy), but not the statements that start
+// while Exclusive waits: with sync.RWMutex.Lock they would all queue
+// behind it.
+func TestExclusiveHoldsNoStatementBack(t *testing.T) {
+	long := Statement() // a statement that runs until it ends below
+	ended := false
+	defer func() {
+		if !ended {
+			long()
+		}
+	}()
+	ctx := context.Background()
+	got := make(chan error, 1)
+	go func() {
+		release, err := Exclusive(ctx, 300*time.Millisecond)
+		if err == nil {
+			release()
+		}
+		got <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // Exclusive is waiting now
+	started := make(chan struct{})
+	go func() {
+		defer Statement()()
+		close(started)
+	}()
+	select {
+	case <-started:
+	case <-time.After(2 * time.Second):
+		t.Fatal("a statement waited behind Exclusive")
+	}
+	if err := <-got; !errors.Is(err, ErrBusy) {
+		t.Fatalf("Exclusive beside a long statement: %v, want ErrBusy", err)
+	}
+	// Once the statements end, it gets the lock.
+	long()
+	ended = true
+	release, err := Exclusive(ctx, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+}
