@@ -242,6 +242,29 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	return p, nil
 }
 
+// LoadColumns loads the columns query's device plan scans into the
+// device's column cache and runs nothing else. It plans the query anew and
+// keeps no plan, so the query's first run still plans (rigel bench tpch
+// --first-run times first runs with the columns in device memory). A
+// query that runs on DuckDB loads nothing.
+func (e *Engine) LoadColumns(ctx context.Context, query string) (err error) {
+	defer recoverBug(&err)
+	if err := e.CheckQuery(ctx, query); err != nil {
+		return err
+	}
+	p, err := e.prepare(ctx, query)
+	if err != nil || p.Root == nil {
+		return err
+	}
+	select {
+	case e.devTurn <- struct{}{}:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	defer func() { <-e.devTurn }()
+	return e.exec.LoadScans(ctx, p.Root)
+}
+
 // Explain returns the physical plan with where each operator runs.
 func (e *Engine) Explain(ctx context.Context, query string) (string, error) {
 	p, err := e.Prepare(ctx, query)

@@ -3,6 +3,7 @@ package duckdbbridge
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -86,4 +87,34 @@ func TestOutOfMemoryFallsBack(t *testing.T) {
 		t.Fatalf("ran on %s with reason %q, want a fallback naming device memory", r.Where, r.Reason)
 	}
 	checkAnswer(t, e, r)
+}
+
+// LoadColumns puts a query's columns in the device cache and keeps no
+// plan: the query's first run then plans, and reads nothing from DuckDB.
+func TestLoadColumnsLoadsWithoutPlanning(t *testing.T) {
+	e := NewEngine(openTestDB(t, false), "load-columns", host.New(), "")
+	q := "SELECT l_returnflag, sum(l_quantity) FROM lineitem GROUP BY l_returnflag ORDER BY 1"
+	if err := e.LoadColumns(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Cache().Len(); n == 0 {
+		t.Fatal("LoadColumns left the column cache empty")
+	}
+	r, err := e.Query(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	if r.Where != OnHost {
+		t.Fatalf("ran on %s: %s", r.Where, r.Reason)
+	}
+	if r.PlanNanos == 0 {
+		t.Error("the first run after LoadColumns did not plan: LoadColumns kept its plan")
+	}
+	if s := r.Stats.Scan; s.CacheMisses != 0 || s.BytesFromHost != 0 {
+		t.Errorf("the first run read from DuckDB (%d misses, %d bytes): LoadColumns did not load its columns", s.CacheMisses, s.BytesFromHost)
+	}
+	if err := e.LoadColumns(context.Background(), "DELETE FROM lineitem"); !errors.Is(err, ErrNotAQuery) {
+		t.Errorf("LoadColumns of a DELETE: %v, want ErrNotAQuery", err)
+	}
 }

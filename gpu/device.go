@@ -122,6 +122,7 @@ type Stats struct {
 	BytesDownloaded int64 // device -> host
 	KernelLaunches  int64
 	KernelsCompiled int64 // cache misses that ran the compiler
+	CompileNanos    int64 // the time those compiles took
 	DeviceNanos     int64 // time spent in kernels, from device events (see KernelTimer)
 	// HostWaits counts the times the host stopped to wait for the device
 	// (to read back a row count, a status word or a result), and

@@ -2,7 +2,7 @@
 # Runs rigel's GPU checks on a machine with a GPU and no Go: the CUDA device
 # tests, TPC-H end to end against DuckDB at SF1, and the benchmark at SF1 and
 # SF10. Logs go to $OUT (or ./out); a short table is printed last.
-# Usage: run.sh [all|gen|tests|bench|serve|serve-hostile|sanitize|sanitize-tpch|trace|leak|corpus|conformance]...   (from the bundle folder)
+# Usage: run.sh [all|gen|tests|bench|first-run|serve|serve-hostile|sanitize|sanitize-tpch|trace|leak|corpus|conformance]...   (from the bundle folder)
 #   gen: only the SF1 and SF10 databases (kept while the machine is warm)
 #   serve: the Flight SQL server on loopback answering TPC-H SF1 through the
 #          GPU, 1 client and 16 at once (rigel bench serve); SF10 Q1/Q6 too
@@ -19,6 +19,9 @@
 #          engine on the GPU against DuckDB; report in $OUT/corpus-cuda.md
 #   conformance: the Substrait spec's function test cases on the GPU
 #          (rigel conformance --device cuda); report in $OUT/RESULTS-cuda.md
+#   first-run: rigel bench tpch --first-run at SF10 (RIGEL_BENCH_QUERIES): a
+#          new process and kernel cache; the compiled sources are kept in
+#          $OUT/kernels.tar.gz
 set -uo pipefail
 cd "$(dirname "$0")"
 # Several modes run in the order they are written here: run.sh tests leak
@@ -53,6 +56,14 @@ if has all || has tests; then
   [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
   RIGEL_TPCH_SF=1 step tpch-sf1-cuda ./conformance.test -test.v -test.run 'TestTPCHCuda' -test.count=1
   grep -E '^\s*--- (FAIL|PASS)|^(FAIL|ok|PASS)' "$out/tpch-sf1-cuda.log" | tail -30
+fi
+if has first-run; then
+  bq=${RIGEL_BENCH_QUERIES:-all}
+  [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
+  rm -rf "$data/kernels"
+  RIGEL_KERNEL_DUMP="$data/kernels" step first-run-sf10 ./rigel bench tpch --first-run --db "$data/tpch-sf10.duckdb" --device cuda --queries "$bq" --runs 5 --out "$out/first-run-sf10.md"
+  tar -czf "$out/kernels.tar.gz" -C "$data" kernels
+  tail -n 1 "$out/first-run-sf10.md"
 fi
 if has all || has bench; then
   # RIGEL_BENCH_QUERIES picks the queries (default all 22); SF1 only with

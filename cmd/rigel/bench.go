@@ -34,6 +34,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	queries := fs.String("queries", "1,6", "comma-separated TPC-H query numbers")
 	runs := fs.Int("runs", 5, "hot runs per query (the median is reported)")
 	out := fs.String("out", "", "also write the table to this markdown file")
+	firstRun := fs.Bool("first-run", false, "time each query's first run: a new kernel cache folder, the query's columns loaded first, DuckDB beside it")
 	if _, err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -43,6 +44,9 @@ func cmdBench(ctx context.Context, args []string) error {
 	nums, err := queryNumbers(*queries)
 	if err != nil {
 		return err
+	}
+	if *firstRun {
+		return benchFirstRun(ctx, &ef, nums, *runs, *out)
 	}
 	eng, closeAll, err := openEngine(&ef)
 	if err != nil {

@@ -68,7 +68,9 @@ type Device struct {
 	// check (cancel.go; d.mu).
 	opCtx context.Context
 
-	st struct{ up, down, launches, compiled, nanos, waits, waitNanos atomic.Int64 }
+	st struct {
+		up, down, launches, compiled, compileNanos, nanos, waits, waitNanos atomic.Int64
+	}
 	// direct: blocks allocated outside the pool and their sizes (d.mu).
 	direct      map[uint64]int64
 	directBytes int64
@@ -189,12 +191,19 @@ func (d *Device) moduleFor(src, name string) (*module, error) {
 	if m, ok := d.mods[src]; ok {
 		return m, nil
 	}
+	t0 := time.Now()
 	cubin, compiled, err := compileCached(src, name, d.arch)
 	if err != nil {
 		return nil, err
 	}
 	if compiled {
+		ns := time.Since(t0).Nanoseconds()
 		d.st.compiled.Add(1)
+		d.st.compileNanos.Add(ns)
+		if traceKernels {
+			fmt.Fprintf(os.Stderr, "rigel: compiled %s (%d bytes) in %.1f ms\n", name, len(src), float64(ns)/1e6)
+		}
+		dumpKernelSource(src, name)
 	}
 	m, err := d.cx.loadModule(cubin)
 	if err != nil {
@@ -229,7 +238,8 @@ func (d *Device) Stats() gpu.Stats {
 	return gpu.Stats{
 		BytesUploaded: d.st.up.Load(), BytesDownloaded: d.st.down.Load(),
 		KernelLaunches: d.st.launches.Load(), KernelsCompiled: d.st.compiled.Load(),
-		DeviceNanos: d.st.nanos.Load(), BytesLive: live,
+		CompileNanos: d.st.compileNanos.Load(),
+		DeviceNanos:  d.st.nanos.Load(), BytesLive: live,
 		HostWaits: d.st.waits.Load(), HostWaitNanos: d.st.waitNanos.Load(),
 	}
 }
@@ -252,6 +262,7 @@ func (d *Device) ResetStats() {
 	d.st.down.Store(0)
 	d.st.launches.Store(0)
 	d.st.compiled.Store(0)
+	d.st.compileNanos.Store(0)
 	d.st.nanos.Store(0)
 	d.st.waits.Store(0)
 	d.st.waitNanos.Store(0)

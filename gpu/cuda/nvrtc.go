@@ -105,7 +105,12 @@ func nvrtcCompile(src, name, arch string) (cubin []byte, log string, err error) 
 	}
 	nvrtcMu.Lock()
 	defer nvrtcMu.Unlock()
-	opts := compileOptions(arch)
+	return nvrtcCompileWith(src, name, compileOptions(arch))
+}
+
+// nvrtcCompileWith compiles src with opts without taking nvrtcMu: the
+// caller decides what compiles at once (TestCompileCost times threads).
+func nvrtcCompileWith(src, name string, opts []string) (cubin []byte, log string, err error) {
 	copts := make([]*C.char, len(opts))
 	for i, o := range opts {
 		copts[i] = C.CString(o)
@@ -128,7 +133,7 @@ func nvrtcCompile(src, name, arch string) (cubin []byte, log string, err error) 
 		defer C.rg_free(unsafe.Pointer(ccubin))
 	}
 	if r != 0 {
-		return nil, log, fmt.Errorf("%s of %s for %s: %s\n%s", C.GoString(stage), name, arch,
+		return nil, log, fmt.Errorf("%s of %s (%s): %s\n%s", C.GoString(stage), name, strings.Join(opts, " "),
 			C.GoString(C.rg_nvrtc_error_string(r)), strings.TrimSpace(log))
 	}
 	return C.GoBytes(unsafe.Pointer(ccubin), C.int(cubinlen)), log, nil
@@ -175,4 +180,20 @@ func compileCached(src, name, arch string) (cubin []byte, compiled bool, err err
 	}
 	cache.put(key, cubin)
 	return cubin, true, nil
+}
+
+// dumpKernelSource writes a compiled source to the folder RIGEL_KERNEL_DUMP
+// names, when set, as NAME-HASH.cu: the generated kernels to read, or to
+// compile again outside a query (TestCompileCost).
+func dumpKernelSource(src, name string) {
+	dir := os.Getenv("RIGEL_KERNEL_DUMP")
+	if dir == "" {
+		return
+	}
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	h := sha256.Sum256([]byte(src))
+	base := strings.TrimSuffix(name, ".cu")
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%x.cu", base, h[:6])), []byte(src), 0o644)
 }

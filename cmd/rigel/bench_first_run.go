@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rigel-db/rigel/conformance/tpch"
+	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
+)
+
+// benchFirstRun times each query's first run, the way a user meets rigel:
+// one process, a new (empty) kernel cache folder, and the query's columns
+// already in device memory (loaded by Engine.LoadColumns, which runs none
+// of the query's kernels), so that what is timed is planning, compiling
+// and running. Queries run in the order given and share what earlier ones
+// compiled, as queries of one session do. DuckDB's time for the same query
+// is beside it; hot runs follow.
+func benchFirstRun(ctx context.Context, ef *engineFlags, nums []int, runs int, out string) error {
+	cache, err := os.MkdirTemp("", "rigel-first-run-kernels-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(cache)
+	if err := os.Setenv("RIGEL_KERNEL_CACHE", cache); err != nil {
+		return err
+	}
+	start := time.Now()
+	eng, closeAll, err := openEngine(ef)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	startup := time.Since(start)
+	var startStats gpu.Stats
+	if d := eng.Device(); d != nil {
+		startStats = d.Stats()
+	}
+
+	var b strings.Builder
+	header(ctx, &b, "rigel bench tpch --first-run", eng, ef.db)
+	b.WriteString("- kernel cache: a new, empty folder\n")
+	fmt.Fprintf(&b, "- start-up: %s ms (DuckDB file, CUDA context, the utility kernels: %d compiled in %s ms)\n",
+		ms(startup.Nanoseconds()), startStats.KernelsCompiled, ms(startStats.CompileNanos))
+	b.WriteString("- each query: its columns loaded first by another statement (Engine.LoadColumns), then its first run, timed whole: plan (DuckDB's optimizer, its plan to Substrait, translation), compile (NVRTC) and execution; queries run in this order in one process and reuse what earlier ones compiled\n")
+	fmt.Fprintf(&b, "- DuckDB: one warm-up, median of %d; hot: median of %d\n\n", runs, runs)
+	b.WriteString("| query | ran on | DuckDB ms | first run ms | first / DuckDB | plan ms | compile ms | kernels compiled | exec ms | hot ms | hot speedup | result |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprint(os.Stderr, b.String())
+	flushed := b.Len()
+	var ratios, speedups []float64
+	failed := 0
+	for _, n := range nums {
+		q, _ := tpch.Query(n)
+		fmt.Fprintf(os.Stderr, "rigel: bench Q%d (first run)\n", n)
+		row, ratio, speedup, err := firstRunQuery(ctx, eng, q, runs)
+		if err != nil {
+			failed++
+			row = "| error |" + strings.Repeat(" |", 9) + " " + strings.ReplaceAll(oneLine(err.Error()), "|", "/") + " |"
+		} else {
+			ratios, speedups = append(ratios, ratio), append(speedups, speedup)
+		}
+		fmt.Fprintf(&b, "| Q%d %s\n", n, row)
+		fmt.Fprint(os.Stderr, b.String()[flushed:])
+		flushed = b.Len()
+	}
+	if len(ratios) > 0 {
+		worst := 0.0
+		for _, r := range ratios {
+			worst = max(worst, r)
+		}
+		fmt.Fprintf(&b, "\nFirst run over DuckDB, geometric mean of %d queries: %.2fx (worst %.2fx); hot speedup, geometric mean: %.1fx\n",
+			len(ratios), geomean(ratios), worst, geomean(speedups))
+	}
+	fmt.Print(b.String())
+	if out != "" {
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d queries failed (see their rows)", failed, len(nums))
+	}
+	return nil
+}
+
+// firstRunQuery runs q on DuckDB, loads its columns, runs it once on rigel
+// and then hot. ratio is the first run's time over DuckDB's, speedup
+// DuckDB's over the hot run's.
+func firstRunQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs int) (row string, ratio, speedup float64, err error) {
+	want, err := eng.RunOnDuckDB(ctx, q)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	defer want.Release()
+	var duck []int64
+	for i := 0; i < runs; i++ {
+		t0 := time.Now()
+		r, err := eng.RunOnDuckDB(ctx, q)
+		if err != nil {
+			return "", 0, 0, err
+		}
+		duck = append(duck, time.Since(t0).Nanoseconds())
+		r.Release()
+	}
+	if err := eng.LoadColumns(ctx, q); err != nil {
+		return "", 0, 0, fmt.Errorf("loading its columns: %w", err)
+	}
+	t0 := time.Now()
+	first, err := eng.Query(ctx, q)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	firstNanos := time.Since(t0).Nanoseconds()
+	defer first.Release()
+	verdict := "equal"
+	if err := arrowfmt.Compare(first.Record, want.Record, true); err != nil {
+		verdict = "DIFFERENT: " + oneLine(err.Error())
+	}
+	compile, kernels, exec := "-", "-", ms(first.ExecNanos)
+	if first.Stats != nil {
+		dev := first.Stats.Device
+		compile = ms(dev.CompileNanos)
+		kernels = fmt.Sprint(dev.KernelsCompiled)
+	}
+	var hot []int64
+	for i := 0; i < runs; i++ {
+		t0 := time.Now()
+		r, err := eng.Query(ctx, q)
+		if err != nil {
+			return "", 0, 0, err
+		}
+		hot = append(hot, time.Since(t0).Nanoseconds())
+		if err := arrowfmt.Compare(r.Record, want.Record, true); err != nil && verdict == "equal" {
+			verdict = "DIFFERENT when hot: " + oneLine(err.Error())
+		}
+		r.Release()
+	}
+	where := string(first.Where)
+	if first.Reason != "" {
+		where += " (" + oneLine(first.Reason) + ")"
+	}
+	d, h := median(duck), median(hot)
+	ratio, speedup = float64(firstNanos)/float64(d), float64(d)/float64(h)
+	row = fmt.Sprintf("| %s | %s | %s | %.2fx | %s | %s | %s | %s | %s | %.1fx | %s |",
+		where, ms(d), ms(firstNanos), ratio, ms(first.PlanNanos), compile, kernels, exec, ms(h), speedup, verdict)
+	return row, ratio, speedup, nil
+}
+
+func geomean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(xs)))
+}
