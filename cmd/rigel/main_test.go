@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"database/sql"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,5 +165,47 @@ func TestQueryOnHostDevice(t *testing.T) {
 	}
 	if !strings.Contains(o.stderr, "ran on host") {
 		t.Fatalf("stderr %q does not say it ran on host", o.stderr)
+	}
+}
+
+// SQL text that begins with a comment or a minus sign is SQL, not a flag;
+// "--" ends the flags.
+func TestSQLThatLooksLikeAFlag(t *testing.T) {
+	db := smallDB(t)
+	o := rigel(t, "query", "--db", db, "--device", "host", "--format", "csv", "-- total\nSELECT sum(a) AS s FROM t")
+	if o.code != 0 || o.stdout != "s\n6\n" {
+		t.Fatalf("a query starting with a comment: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	o = rigel(t, "query", "--db", db, "--device", "host", "--format", "csv", "--", "-a AS n FROM t ORDER BY n")
+	if o.code == 0 || strings.Contains(o.stderr, "flag provided but not defined") {
+		t.Fatalf("after --, the text went to the flag parser: exit %d, stderr %q", o.code, o.stderr)
+	}
+	o = rigel(t, "query", "--db", db, "--device", "host", "--format", "csv", "--", "SELECT -min(a) AS n FROM t")
+	if o.code != 0 || o.stdout != "n\n-1\n" {
+		t.Fatalf("SQL after --: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	if o := rigel(t, "query", "--db", db, "--nope", "SELECT 1"); o.code == 0 || !strings.Contains(o.stderr, "flag provided but not defined: -nope") {
+		t.Fatalf("an unknown flag: exit %d, stderr %q", o.code, o.stderr)
+	}
+}
+
+// Without --db, rigel query runs on an in-memory DuckDB and reads files,
+// as DuckDB's CLI does; commands that need tables still ask for --db.
+func TestQueryWithoutDatabaseReadsFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.parquet")
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("COPY (SELECT range AS a FROM range(5)) TO '%s'", path)); err != nil {
+		t.Fatal(err)
+	}
+	o := rigel(t, "query", "--device", "host", "--format", "csv", fmt.Sprintf("SELECT sum(a) AS s FROM '%s'", path))
+	if o.code != 0 || o.stdout != "s\n10\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	if o := rigel(t, "bench", "tpch", "--device", "host"); o.code == 0 || !strings.Contains(o.stderr, "--db FILE is required") {
+		t.Fatalf("bench without --db: exit %d, stderr %q", o.code, o.stderr)
 	}
 }

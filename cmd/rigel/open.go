@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu"
@@ -17,10 +18,14 @@ type engineFlags struct {
 	db     string
 	device string
 	file   string
+	// inMemory: without --db the command runs on an empty in-memory
+	// DuckDB (queries of files: SELECT ... FROM 'x.parquet'), as DuckDB's
+	// CLI does. Commands that need tables (bench, serve) leave it off.
+	inMemory bool
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.db, "db", "", "DuckDB database file (required)")
+	fs.StringVar(&f.db, "db", "", "DuckDB database file")
 	fs.StringVar(&f.device, "device", "auto", "where to run: auto (GPU if there is one, else DuckDB), cuda, host (rigel's reference engine on the CPU), duckdb")
 	fs.StringVar(&f.file, "f", "", "read the SQL from this file")
 }
@@ -35,9 +40,10 @@ func openDevice(mode string) (gpu.Device, string, error) {
 	return nil, "", usageError{fmt.Sprintf("--device must be %s, not %q", duckdbbridge.DeviceModes, mode)}
 }
 
-// openDB opens an existing DuckDB file read-only.
-func openDB(path string) (*sql.DB, string, error) {
-	if path == "" {
+// openDB opens an existing DuckDB file read-only, or without one an
+// in-memory database where inMemory allows it.
+func openDB(path string, inMemory bool) (*sql.DB, string, error) {
+	if path == "" && !inMemory {
 		return nil, "", usageError{"--db FILE is required"}
 	}
 	return duckdbbridge.OpenCatalog(context.Background(), duckdbbridge.CatalogSpec{DB: path})
@@ -45,7 +51,7 @@ func openDB(path string) (*sql.DB, string, error) {
 
 // openEngine opens database and device together.
 func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
-	db, id, err := openDB(f.db)
+	db, id, err := openDB(f.db, f.inMemory)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -69,20 +75,50 @@ func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
 }
 
 // parseFlags parses flags placed before, between or after the positional
-// arguments, and returns the positionals.
+// arguments, and returns the positionals. An argument is a flag only when
+// it starts with '-' and holds no white space, so that SQL text beginning
+// with a comment ("-- total sales\nSELECT ...") is SQL; after "--" every
+// argument is positional.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	// The flag package's own usage text is silenced: main prints rigel's.
 	fs.SetOutput(io.Discard)
 	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
+	for len(args) > 0 {
+		n := flagRun(fs, args)
+		if err := fs.Parse(args[:n]); err != nil {
 			return nil, usageError{err.Error()}
 		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
+		args = args[n:]
+		switch {
+		case len(args) == 0:
+		case args[0] == "--":
+			return append(pos, args[1:]...), nil
+		default:
+			pos = append(pos, args[0])
+			args = args[1:]
 		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
 	}
+	return pos, nil
+}
+
+// flagRun is how many leading arguments are flags and their values.
+func flagRun(fs *flag.FlagSet, args []string) int {
+	i := 0
+	for i < len(args) && isFlag(args[i]) {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		i++
+		if f := fs.Lookup(name); f != nil && !hasValue && !isBoolFlag(f) && i < len(args) {
+			i++ // its value, whatever it looks like
+		}
+	}
+	return i
+}
+
+func isFlag(arg string) bool {
+	return len(arg) > 1 && arg[0] == '-' && arg != "--" && !strings.ContainsAny(arg, " \t\n\r")
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }

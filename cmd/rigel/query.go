@@ -41,7 +41,7 @@ func sqlArg(pos []string) (string, error) {
 
 func cmdQuery(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
-	var ef engineFlags
+	ef := engineFlags{inMemory: true}
 	ef.register(fs)
 	format := fs.String("format", "table", "output format: table, csv or json")
 	pos, err := parseFlags(fs, args)
@@ -85,7 +85,7 @@ func cmdQuery(ctx context.Context, args []string) error {
 
 func cmdExplain(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	var ef engineFlags
+	ef := engineFlags{inMemory: true}
 	ef.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -40,7 +40,7 @@ type shell struct {
 
 func cmdShell(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("shell", flag.ContinueOnError)
-	var ef engineFlags
+	ef := engineFlags{inMemory: true}
 	ef.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -203,14 +203,3 @@ func StmtOf(st driver.Stmt) (*duckdb.Stmt, bool) {
 	}
 	return nil, false
 }
-
-// Arrow returns duckdb-go's Arrow interface over the connection beneath
-// dc (a driver connection as conn.Raw hands it). Its statements take
-// Statement: release it when the reader comes back.
-func Arrow(dc any) (*duckdb.Arrow, error) {
-	c, ok := Unwrap(dc)
-	if !ok {
-		return nil, fmt.Errorf("not a DuckDB connection (%T)", dc)
-	}
-	return duckdb.NewArrowFromConn(c)
-}
