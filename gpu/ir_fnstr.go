@@ -75,8 +75,8 @@ const (
 	StrRowSubstring                                    // substring(s, start[, length]), WRAP_FROM_END (gpu.Substring)
 	StrRowSubstringLeft                                // substring(s, start[, length]), LEFT_OF_BEGINNING
 	StrRowSubstringPositive                            // substring without negative_start: a row with start <= 0 or length < 0 is refused
-	StrRowUpperFull                                    // upper(s), full_unicode: rows needing SpecialCasing are refused
-	StrRowLowerFull                                    // lower(s), full_unicode: rows needing SpecialCasing are refused
+	StrRowUpperFull                                    // upper(s), full_unicode: Unicode's full case mapping
+	StrRowLowerFull                                    // lower(s), full_unicode: Unicode's full case mapping
 	StrRowUpper                                        // upper(s), Unicode
 	StrRowLower                                        // lower(s), Unicode
 	StrRowUpperASCII                                   // upper(s), ASCII letters only

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 // The semantics of one row of a row-wise string function (OpStrRow, see
@@ -184,14 +187,13 @@ func (f *StrFunc) EvalRow(a []RowValue) (RowValue, error) {
 		return str(strings.ToUpper(a[0].S))
 	case StrRowLower:
 		return str(strings.ToLower(a[0].S))
-	case StrRowUpperFull, StrRowLowerFull:
-		if r, ok := specialCasing(a[0].S, f.Kind == StrRowUpperFull); ok {
-			return RowValue{}, fmt.Errorf("%s of %q: full case mapping (SpecialCasing) is not implemented: %w", f.RowName(), r, ErrUnsupported)
-		}
-		if f.Kind == StrRowUpperFull {
-			return str(strings.ToUpper(a[0].S))
-		}
-		return str(strings.ToLower(a[0].S))
+	case StrRowUpperFull:
+		// Unicode's full case mapping (SpecialCasing: ß -> SS, ŉ -> ʼN),
+		// where Go's strings.ToUpper maps one code point to one.
+		return str(cases.Upper(language.Und).String(a[0].S))
+	case StrRowLowerFull:
+		// With the Final_Sigma rule and İ -> i + U+0307.
+		return str(cases.Lower(language.Und).String(a[0].S))
 	case StrRowUpperASCII, StrRowLowerASCII:
 		return str(asciiCase(a[0].S, f.Kind == StrRowUpperASCII))
 	case StrRowCharLength:
@@ -414,30 +416,6 @@ func pad(f *StrFunc, s string, n int64, chars string) (RowValue, error) {
 		return RowValue{S: string(fill) + s}, nil
 	}
 	return RowValue{S: s + string(fill)}, nil
-}
-
-// specialCasing reports a code point of s whose full case mapping
-// (Unicode's SpecialCasing.txt, unconditional and the Final_Sigma rule)
-// differs from the simple mapping Go's strings.ToUpper/ToLower apply.
-func specialCasing(s string, upper bool) (rune, bool) {
-	for _, r := range s {
-		if upper {
-			switch {
-			case r == 0xDF, r == 0x149, r == 0x1F0, r == 0x390, r == 0x3B0, r == 0x587,
-				r >= 0x1E96 && r <= 0x1E9A, r >= 0x1F50 && r <= 0x1F56 && r%2 == 0,
-				r >= 0x1F80 && r <= 0x1FAF, r >= 0x1FB2 && r <= 0x1FB4, r == 0x1FB6, r == 0x1FB7, r == 0x1FBC,
-				r >= 0x1FC2 && r <= 0x1FC4, r == 0x1FC6, r == 0x1FC7, r == 0x1FCC,
-				r == 0x1FD2, r == 0x1FD3, r == 0x1FD6, r == 0x1FD7,
-				r >= 0x1FE2 && r <= 0x1FE4, r == 0x1FE6, r == 0x1FE7,
-				r >= 0x1FF2 && r <= 0x1FF4, r == 0x1FF6, r == 0x1FF7, r == 0x1FFC,
-				r >= 0xFB00 && r <= 0xFB06, r >= 0xFB13 && r <= 0xFB17:
-				return r, true
-			}
-		} else if r == 0x130 || r == 0x3A3 { // İ -> i + U+0307; Σ -> ς at a word's end
-			return r, true
-		}
-	}
-	return 0, false
 }
 
 // foldFor folds s as kind's case sensitivity says (strpos, count_substring).

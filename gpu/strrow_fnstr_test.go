@@ -90,7 +90,6 @@ func TestEvalRowRefusals(t *testing.T) {
 		{StrRowRegexpCount, []RowValue{s("abc"), s(`^(x)?`)}}, // anchored and matching empty
 		{StrRowRegexpReplace, []RowValue{s("abc"), s("b"), s("$1")}},
 		{StrRowRegexpReplace, []RowValue{s("abab"), s("b"), s("X")}}, // occurrence 0, two matches
-		{StrRowUpperFull, []RowValue{s("straße")}},
 		{StrRowSubstringPositive, []RowValue{s("abc"), n(0), n(1)}},
 		{StrRowCountSubstring, []RowValue{s("abc"), s("")}},
 		{StrRowCenter, []RowValue{s("abcdef"), n(3), s("*")}},
@@ -104,5 +103,28 @@ func TestEvalRowRefusals(t *testing.T) {
 	}
 	if _, err := (&StrFunc{Kind: StrRowRepeat}).EvalRow([]RowValue{s("ab"), n(1 << 40)}); err == nil || errors.Is(err, ErrUnsupported) {
 		t.Errorf("repeat 2^40 times: %v, want a plain error", err)
+	}
+}
+
+// upper and lower with full_unicode follow Unicode's full case mapping,
+// which maps some code points to several and lowers a final sigma.
+func TestFullCaseMapping(t *testing.T) {
+	for _, c := range []struct {
+		kind     StrFuncKind
+		in, want string
+	}{
+		{StrRowUpperFull, "straße", "STRASSE"},
+		{StrRowUpperFull, "ŉ ǰ ﬃ", "ʼN J̌ FFI"},
+		{StrRowUpperFull, "ᾳ", "ΑΙ"},
+		{StrRowLowerFull, "ΟΔΟΣ ΣΑΣ", "οδος σας"},
+		{StrRowLowerFull, "İ", "i̇"},
+		{StrRowUpperFull, "abc", "ABC"},
+		{StrRowLowerFull, "ÀB", "àb"},
+	} {
+		f := &StrFunc{Kind: c.kind}
+		got, err := f.EvalRow([]RowValue{{S: c.in}})
+		if err != nil || got.S != c.want {
+			t.Errorf("%s(%q) = %q, %v; want %q", f.RowName(), c.in, got.S, err, c.want)
+		}
 	}
 }

@@ -129,7 +129,7 @@ func (c exprConv) stringScalar(fn substrait.Func, f *expr.ScalarFunction) (g *gp
 			delete(opts, "char_set") // Go's simple Unicode case mapping
 		}
 		// full_unicode (an option of the test cases, not of the YAML):
-		// full case mapping, refused per row where it differs from simple.
+		// Unicode's full case mapping.
 		if opts["full_unicode"] == "TRUE" && kind == rowKinds[fn] {
 			kind = map[substrait.Func]gpu.StrFuncKind{substrait.FnUpper: gpu.StrRowUpperFull, substrait.FnLower: gpu.StrRowLowerFull}[fn]
 			delete(opts, "full_unicode")

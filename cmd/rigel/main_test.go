@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/mattn/go-runewidth"
 	"github.com/rigel-db/rigel/gpu/cuda"
 )
 
@@ -207,5 +208,29 @@ func TestQueryWithoutDatabaseReadsFiles(t *testing.T) {
 	}
 	if o := rigel(t, "bench", "tpch", "--device", "host"); o.code == 0 || !strings.Contains(o.stderr, "--db FILE is required") {
 		t.Fatalf("bench without --db: exit %d, stderr %q", o.code, o.stderr)
+	}
+}
+
+// --format json keeps the columns in order, duplicate names included, and
+// writes NaN and infinities (no JSON numbers) as text; --format table
+// lines up wide characters.
+func TestQueryOutputFormats(t *testing.T) {
+	o := rigel(t, "query", "--device", "host", "--format", "json",
+		"SELECT 2 AS b, 1 AS a, 3 AS a, 'nan'::DOUBLE AS n, '-inf'::DOUBLE AS i, 0.5::DOUBLE AS f, NULL::INTEGER AS z")
+	if want := `[{"b":2,"a":1,"a":3,"n":"nan","i":"-inf","f":0.5,"z":null}]` + "\n"; o.code != 0 || o.stdout != want {
+		t.Fatalf("json: exit %d, stdout %q, want %q; stderr %q", o.code, o.stdout, want, o.stderr)
+	}
+	o = rigel(t, "query", "--device", "host", "SELECT * FROM (VALUES ('日本語', 'é'), ('x', 'ab😀')) v(wide, mixed) ORDER BY 1")
+	if o.code != 0 {
+		t.Fatalf("table: exit %d, stderr %q", o.code, o.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n")
+	if len(lines) != 6 || !strings.Contains(o.stdout, "日本語") {
+		t.Fatalf("table:\n%s", o.stdout)
+	}
+	for _, l := range lines {
+		if w := runewidth.StringWidth(l); w != runewidth.StringWidth(lines[0]) {
+			t.Fatalf("table lines differ in width (%d, %d):\n%s", runewidth.StringWidth(lines[0]), w, o.stdout)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
-	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
 
 // sqlFrom takes the SQL from -f FILE or from the positional arguments.
@@ -117,36 +115,15 @@ func checkFormat(format string) error {
 	return nil
 }
 
+// writeResult writes a result as --format asks, through the shell's
+// writers: table is sqlite's box, csv and json as the shell's modes (json:
+// one object a row, columns in order, NaN and infinities as text).
 func writeResult(w io.Writer, rec arrow.RecordBatch, format string) error {
-	rows := arrowfmt.Rows(rec)
-	names := make([]string, rec.NumCols())
-	for i := range names {
-		names[i] = rec.ColumnName(i)
+	mode := format
+	if format == "table" {
+		mode = "box"
 	}
-	switch format {
-	case "csv":
-		cw := csv.NewWriter(w)
-		cw.Write(names)
-		cw.WriteAll(rows)
-		return cw.Error()
-	case "json":
-		out := make([]map[string]any, len(rows))
-		for r, row := range rows {
-			m := make(map[string]any, len(row))
-			for c, v := range row {
-				if v == arrowfmt.Null && rec.Column(c).IsNull(r) {
-					m[names[c]] = nil
-				} else {
-					m[names[c]] = jsonValue(rec.Column(c).DataType(), v)
-				}
-			}
-			out[r] = m
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	return writeTable(w, names, rows)
+	return renderResult(w, arrowTable(rec), mode, 0)
 }
 
 // jsonValue keeps numbers as JSON numbers (decimals as exact literals).
@@ -159,40 +136,6 @@ func jsonValue(dt arrow.DataType, v string) any {
 		return v == "true"
 	}
 	return v
-}
-
-func writeTable(w io.Writer, names []string, rows [][]string) error {
-	widths := make([]int, len(names))
-	for i, n := range names {
-		widths[i] = len(n)
-	}
-	for _, r := range rows {
-		for i, v := range r {
-			widths[i] = max(widths[i], len(v))
-		}
-	}
-	line := func(cells []string) {
-		parts := make([]string, len(cells))
-		for i, c := range cells {
-			parts[i] = fmt.Sprintf("%-*s", widths[i], c)
-		}
-		fmt.Fprintln(w, "│ "+strings.Join(parts, " │ ")+" │")
-	}
-	bar := func(l, m, r string) {
-		parts := make([]string, len(widths))
-		for i, wd := range widths {
-			parts[i] = strings.Repeat("─", wd+2)
-		}
-		fmt.Fprintln(w, l+strings.Join(parts, m)+r)
-	}
-	bar("┌", "┬", "┐")
-	line(names)
-	bar("├", "┼", "┤")
-	for _, r := range rows {
-		line(r)
-	}
-	bar("└", "┴", "┘")
-	return nil
 }
 
 func plural(n int64, what string) string {

@@ -7,10 +7,10 @@ import (
 	"io"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/mattn/go-runewidth"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
 
@@ -145,7 +145,9 @@ func duckTypeName(dt arrow.DataType) string {
 	return dt.String() // int8 ... uint64 read the same in both
 }
 
-func width(s string) int { return utf8.RuneCountInString(s) }
+// width is how many terminal cells s takes: two for East Asian wide
+// characters and most emoji, none for combining marks.
+func width(s string) int { return runewidth.StringWidth(s) }
 
 func pad(s string, w int, right bool) string {
 	gap := max(w-width(s), 0)
