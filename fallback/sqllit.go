@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -102,7 +102,12 @@ func protoLiteral(p *proto.Expression_Literal) (string, error) {
 		if len(d.Value) != 16 {
 			return "", fmt.Errorf("fallback SQL: decimal literal of %d bytes, want 16", len(d.Value))
 		}
-		return cast(quote(decimalText(d.Value, d.Scale)), fmt.Sprintf("DECIMAL(%d, %d)", d.Precision, d.Scale)), nil
+		if d.Scale < 0 || d.Scale > decimal128.MaxScale {
+			return "", fmt.Errorf("fallback SQL: decimal literal of scale %d, want 0 to %d", d.Scale, decimal128.MaxScale)
+		}
+		// Substrait's 16-byte little-endian two's complement unscaled value.
+		v := decimal128.New(int64(binary.LittleEndian.Uint64(d.Value[8:])), binary.LittleEndian.Uint64(d.Value[:8]))
+		return cast(quote(v.ToString(d.Scale)), fmt.Sprintf("DECIMAL(%d, %d)", d.Precision, d.Scale)), nil
 	case *proto.Expression_Literal_List_:
 		vals := make([]string, len(x.List.GetValues()))
 		for i, v := range x.List.GetValues() {
@@ -228,26 +233,4 @@ func dayToSecond(d *proto.Expression_Literal_IntervalDayToSecond) (string, error
 	}
 	micros := int64(d.GetSeconds())*1_000_000 + sec*1_000_000 + us
 	return fmt.Sprintf("(to_days(CAST(%d AS INTEGER)) + to_microseconds(CAST(%d AS BIGINT)))", d.GetDays(), micros), nil
-}
-
-// decimalText writes Substrait's 16-byte little-endian two's complement
-// unscaled value with its scale, as exact decimal text.
-func decimalText(b []byte, scale int32) string {
-	lo := binary.LittleEndian.Uint64(b[:8])
-	hi := int64(binary.LittleEndian.Uint64(b[8:]))
-	n := new(big.Int).SetInt64(hi)
-	n.Lsh(n, 64)
-	n.Add(n, new(big.Int).SetUint64(lo))
-	neg := n.Sign() < 0
-	digits := new(big.Int).Abs(n).String()
-	if scale > 0 {
-		for len(digits) <= int(scale) {
-			digits = "0" + digits
-		}
-		digits = digits[:len(digits)-int(scale)] + "." + digits[len(digits)-int(scale):]
-	}
-	if neg {
-		digits = "-" + digits
-	}
-	return digits
 }

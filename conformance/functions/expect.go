@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/testcases/parser"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -212,19 +213,12 @@ func decimalBytes(b []byte) *big.Int {
 	return n
 }
 
+// decimalText renders an unscaled value (16 bytes' worth) with its scale.
 func decimalText(unscaled *big.Int, scale int32) string {
-	if scale <= 0 {
-		return unscaled.String()
+	if scale < -decimal128.MaxScale || scale > decimal128.MaxScale {
+		return fmt.Sprintf("%s (scale %d)", unscaled, scale)
 	}
-	s := new(big.Int).Abs(unscaled).String()
-	for len(s) <= int(scale) {
-		s = "0" + s
-	}
-	sign := ""
-	if unscaled.Sign() < 0 {
-		sign = "-"
-	}
-	return sign + s[:len(s)-int(scale)] + "." + s[len(s)-int(scale):]
+	return decimal128.FromBigInt(unscaled).ToString(scale)
 }
 
 // cellString renders row 0 of a result column for messages.

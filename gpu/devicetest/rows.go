@@ -123,21 +123,11 @@ func FormatDate(days int32) string {
 
 func decimalBig(n decimal128.Num) *big.Int { return n.BigInt() }
 
-// FormatDecimal renders the unscaled value v with scale digits after the
-// point, exactly (no float conversion): FormatDecimal(-5, 2) = "-0.05".
+// FormatDecimal renders the unscaled value v (a Decimal128's: it fits 128
+// bits) with scale digits after the point, exactly: FormatDecimal(-5, 2) =
+// "-0.05".
 func FormatDecimal(v *big.Int, scale int32) string {
-	neg := v.Sign() < 0
-	s := new(big.Int).Abs(v).String()
-	if scale > 0 {
-		if len(s) <= int(scale) {
-			s = strings.Repeat("0", int(scale)-len(s)+1) + s
-		}
-		s = s[:len(s)-int(scale)] + "." + s[len(s)-int(scale):]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
+	return decimal128.FromBigInt(v).ToString(scale)
 }
 
 // RowStrings renders equally long arrays as one string per row (cells joined

@@ -25,7 +25,7 @@ func Value(a arrow.Array, i int) string {
 	switch c := a.(type) {
 	case *array.Decimal128:
 		scale := c.DataType().(*arrow.Decimal128Type).Scale
-		return decimalString(c.Value(i).BigInt().String(), scale)
+		return c.Value(i).ToString(scale)
 	case *array.Date32:
 		return c.Value(i).ToTime().Format("2006-01-02")
 	case *array.Float64:
@@ -40,22 +40,6 @@ func Value(a arrow.Array, i int) string {
 		return c.Value(i)
 	}
 	return a.ValueStr(i)
-}
-
-func decimalString(digits string, scale int32) string {
-	if scale <= 0 {
-		return digits
-	}
-	neg := strings.HasPrefix(digits, "-")
-	digits = strings.TrimPrefix(digits, "-")
-	for len(digits) <= int(scale) {
-		digits = "0" + digits
-	}
-	s := digits[:len(digits)-int(scale)] + "." + digits[len(digits)-int(scale):]
-	if neg {
-		s = "-" + s
-	}
-	return s
 }
 
 // Rows renders a record as rows of strings.

@@ -29,9 +29,19 @@ func record(t *testing.T, dec []int64, f []float64, nullAt int) arrow.RecordBatc
 }
 
 func TestDecimalRendering(t *testing.T) {
-	for in, want := range map[string]string{"12345": "123.45", "-5": "-0.05", "0": "0.00", "-100": "-1.00"} {
-		if got := decimalString(in, 2); got != want {
-			t.Errorf("decimalString(%s, 2) = %s, want %s", in, got, want)
+	b := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: 38, Scale: 2})
+	defer b.Release()
+	in := []int64{12345, -5, 0, -100}
+	for _, v := range in {
+		b.Append(decimal128.FromI64(v))
+	}
+	largest, _ := new(big.Int).SetString(strings.Repeat("9", 38), 10) // 38 digits, the most a Decimal128 holds
+	b.Append(decimal128.FromBigInt(largest).Negate())
+	a := b.NewArray()
+	defer a.Release()
+	for i, want := range []string{"123.45", "-0.05", "0.00", "-1.00", "-999999999999999999999999999999999999.99"} {
+		if got := Value(a, i); got != want {
+			t.Errorf("row %d: %s, want %s", i, got, want)
 		}
 	}
 }
