@@ -147,7 +147,11 @@ func (s *shell) runInteractive(ctx context.Context) error {
 		<-ctx.Done()
 		rl.Close()
 	}()
-	fmt.Fprintf(s.out, "rigel shell on %s, %s\nEnter \".help\" for usage hints.\n", s.dbPath, s.deviceLine())
+	where := s.dbPath
+	if where == "" {
+		where = "an in-memory database (read files with SELECT ... FROM 'x.parquet')"
+	}
+	fmt.Fprintf(s.out, "rigel shell on %s, %s\nEnter \".help\" for usage hints.\n", where, s.deviceLine())
 	var buf stmtBuffer
 	var lines []string // the lines of the statement being typed, for the history
 	for !s.quit {

@@ -394,3 +394,14 @@ func TestShellDotCommands(t *testing.T) {
 		}
 	}
 }
+
+// Without --db the shell says it runs on an in-memory database, which reads
+// files.
+func TestShellWithoutDatabase(t *testing.T) {
+	s := startPtyShell(t, []string{"HOME=" + t.TempDir()}, "--device", "host")
+	s.expect(0, "rigel shell on an in-memory database")
+	m := s.mark()
+	s.send("SELECT 40 + 2 AS answer;\r")
+	s.expect(m, "42")
+	s.send(".quit\r")
+}
