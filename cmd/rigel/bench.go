@@ -118,23 +118,33 @@ func median(xs []int64) int64 {
 
 func ms(ns int64) string { return fmt.Sprintf("%.2f", float64(ns)/1e6) }
 
-func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs int, bandwidth float64) (string, error) {
-	// DuckDB: one warm-up, then the same number of runs.
+// timeDuckDB runs q on DuckDB once as a warm-up, whose answer it returns
+// (the caller releases it), then runs more times, timed.
+func timeDuckDB(ctx context.Context, eng *duckdbbridge.Engine, q string, runs int) (*duckdbbridge.Result, []int64, error) {
 	want, err := eng.RunOnDuckDB(ctx, q)
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
-	defer want.Release()
-	var duck []int64
+	var times []int64
 	for i := 0; i < runs; i++ {
 		start := time.Now()
 		r, err := eng.RunOnDuckDB(ctx, q)
 		if err != nil {
-			return "", err
+			want.Release()
+			return nil, nil, err
 		}
-		duck = append(duck, time.Since(start).Nanoseconds())
+		times = append(times, time.Since(start).Nanoseconds())
 		r.Release()
 	}
+	return want, times, nil
+}
+
+func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs int, bandwidth float64) (string, error) {
+	want, duck, err := timeDuckDB(ctx, eng, q, runs)
+	if err != nil {
+		return "", err
+	}
+	defer want.Release()
 
 	eng.DropCache()
 	start := time.Now()

@@ -93,21 +93,11 @@ func benchFirstRun(ctx context.Context, ef *engineFlags, nums []int, runs int, o
 // and then hot. ratio is the first run's time over DuckDB's, speedup
 // DuckDB's over the hot run's.
 func firstRunQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs int) (row string, ratio, speedup float64, err error) {
-	want, err := eng.RunOnDuckDB(ctx, q)
+	want, duck, err := timeDuckDB(ctx, eng, q, runs)
 	if err != nil {
 		return "", 0, 0, err
 	}
 	defer want.Release()
-	var duck []int64
-	for i := 0; i < runs; i++ {
-		t0 := time.Now()
-		r, err := eng.RunOnDuckDB(ctx, q)
-		if err != nil {
-			return "", 0, 0, err
-		}
-		duck = append(duck, time.Since(t0).Nanoseconds())
-		r.Release()
-	}
 	if err := eng.LoadColumns(ctx, q); err != nil {
 		return "", 0, 0, fmt.Errorf("loading its columns: %w", err)
 	}
