@@ -21,7 +21,7 @@
 #          (rigel conformance --device cuda); report in $OUT/RESULTS-cuda.md
 #   first-run: rigel bench tpch --first-run at SF10 (RIGEL_BENCH_QUERIES): a
 #          new process and kernel cache; the compiled sources are kept in
-#          $OUT/kernels.tar.gz
+#          $OUT/kernels.tar.gz and timed again by TestCompileCost
 set -uo pipefail
 cd "$(dirname "$0")"
 # Several modes run in the order they are written here: run.sh tests leak
@@ -63,6 +63,9 @@ if has first-run; then
   rm -rf "$data/kernels"
   RIGEL_KERNEL_DUMP="$data/kernels" step first-run-sf10 ./rigel bench tpch --first-run --db "$data/tpch-sf10.duckdb" --device cuda --queries "$bq" --runs 5 --out "$out/first-run-sf10.md"
   tar -czf "$out/kernels.tar.gz" -C "$data" kernels
+  # What NVRTC spends on those sources (bench/results/*-nvrtc-compile-cost.md)
+  RIGEL_COMPILE_COST_DIR="$data/kernels" step compile-cost ./cuda.test -test.v -test.run TestCompileCost
+  grep -E "prelude alone|sources:|threads:" "$out/compile-cost.log"
   tail -n 1 "$out/first-run-sf10.md"
 fi
 if has all || has bench; then
