@@ -95,7 +95,7 @@ func FormatCell(arr arrow.Array, i int) string {
 		return FormatDate(int32(a.Value(i)))
 	case *array.Decimal128:
 		dt := a.DataType().(*arrow.Decimal128Type)
-		return FormatDecimal(decimalBig(a.Value(i)), dt.Scale)
+		return a.Value(i).ToString(dt.Scale)
 	case *array.String:
 		return strconv.Quote(a.Value(i))
 	case *array.LargeString:
@@ -120,8 +120,6 @@ func formatFloat(f float64) string {
 func FormatDate(days int32) string {
 	return time.Unix(int64(days)*86400, 0).UTC().Format("2006-01-02")
 }
-
-func decimalBig(n decimal128.Num) *big.Int { return n.BigInt() }
 
 // FormatDecimal renders the unscaled value v (a Decimal128's: it fits 128
 // bits) with scale digits after the point, exactly: FormatDecimal(-5, 2) =
