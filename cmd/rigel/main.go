@@ -29,6 +29,7 @@ usage:
                 [--allow-files DIR] [--query-timeout D] [--max-request-bytes N]
                 [--token-file F] [--tls-cert F --tls-key F]   Arrow Flight SQL server
 
+--device host takes --host-memory SIZE (its memory budget; default a quarter of the machine's).
 Status lines go to stderr; results to stdout.
 `
 

@@ -234,3 +234,25 @@ func TestQueryOutputFormats(t *testing.T) {
 		}
 	}
 }
+
+// --host-memory sets the host device's budget: past it a query falls back
+// to DuckDB and says why; a bad size or another device is refused.
+func TestHostMemoryFlag(t *testing.T) {
+	db := smallDB(t)
+	o := rigel(t, "query", "--db", db, "--device", "host", "--host-memory", "1KB", "--format", "csv", "SELECT x.a AS a FROM t x, t y, t z, t w ORDER BY 1 LIMIT 1")
+	if o.code != 0 || o.stdout != "a\n1\n" || !strings.Contains(o.stderr, "--host-memory") {
+		t.Fatalf("a 1 KB budget: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--device", "host", "--host-memory", "lots"}, `--host-memory: "lots" is not a positive size`},
+		{[]string{"--device", "duckdb", "--host-memory", "1GB"}, "--host-memory goes with --device host"},
+	} {
+		o := rigel(t, append(append([]string{"query", "--db", db}, c.args...), "SELECT 1")...)
+		if o.code == 0 || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, o.code, o.stderr, c.want)
+		}
+	}
+}

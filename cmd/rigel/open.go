@@ -10,14 +10,17 @@ import (
 	"strings"
 
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
+	"github.com/rigel-db/rigel/duckdb-bridge/rigelsql"
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/gpu/host"
 )
 
 // common flags of commands that run queries.
 type engineFlags struct {
-	db     string
-	device string
-	file   string
+	db         string
+	device     string
+	file       string
+	hostMemory string
 	// inMemory: without --db the command runs on an empty in-memory
 	// DuckDB (queries of files: SELECT ... FROM 'x.parquet'), as DuckDB's
 	// CLI does. Commands that need tables (bench, serve) leave it off.
@@ -28,11 +31,29 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.db, "db", "", "DuckDB database file")
 	fs.StringVar(&f.device, "device", "auto", "where to run: auto (GPU if there is one, else DuckDB), cuda, host (rigel's reference engine on the CPU), duckdb")
 	fs.StringVar(&f.file, "f", "", "read the SQL from this file")
+	registerHostMemory(fs, &f.hostMemory)
+}
+
+// registerHostMemory adds --host-memory, the host device's memory budget.
+func registerHostMemory(fs *flag.FlagSet, v *string) {
+	fs.StringVar(v, "host-memory", "", fmt.Sprintf("with --device host: the memory its columns and running queries may hold (e.g. 8GB); default a quarter of this machine's or cgroup's, now %s", gpu.SizeText(host.DefaultMemoryLimit())))
 }
 
 // openDevice opens the chosen device (duckdbbridge.OpenDevice); a bad mode
-// is a usage error.
-func openDevice(mode string) (gpu.Device, string, error) {
+// or size is a usage error. hostMemory ("" for the default) is the host
+// device's budget.
+func openDevice(mode, hostMemory string) (gpu.Device, string, error) {
+	if hostMemory != "" {
+		if mode != "host" {
+			return nil, "", usageError{"--host-memory goes with --device host"}
+		}
+		n, err := rigelsql.ParseSize(hostMemory)
+		if err != nil || n <= 0 {
+			return nil, "", usageError{fmt.Sprintf("--host-memory: %q is not a positive size (e.g. 512MB, 8GB, 1GiB)", hostMemory)}
+		}
+		d, err := host.NewWithOptions(host.Options{MemoryLimit: n})
+		return d, "", err
+	}
 	switch mode {
 	case "auto", "cuda", "host", "duckdb":
 		return duckdbbridge.OpenDevice(mode)
@@ -55,7 +76,7 @@ func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	dev, reason, err := openDevice(f.device)
+	dev, reason, err := openDevice(f.device, f.hostMemory)
 	if err != nil {
 		db.Close()
 		return nil, nil, err

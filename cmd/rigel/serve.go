@@ -21,6 +21,8 @@ func cmdServe(ctx context.Context, args []string) error {
 	var parquet multiFlag
 	fs.Var(&parquet, "parquet", "folder of Parquet files, one table per NAME.parquet file or NAME/ folder (repeatable)")
 	device := fs.String("device", "auto", "where to run: auto (GPU if there is one, else DuckDB), cuda, host, duckdb")
+	var hostMemory string
+	registerHostMemory(fs, &hostMemory)
 	listen := fs.String("listen", "127.0.0.1:31337", "address to listen on (port 0 picks a free port)")
 	tokenFile := fs.String("token-file", "", "file holding the bearer token clients must send (or set RIGEL_TOKEN)")
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key, serve over TLS")
@@ -64,7 +66,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		}
 		opts.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 	}
-	dev, reason, err := openDevice(*device)
+	dev, reason, err := openDevice(*device, hostMemory)
 	if err != nil {
 		return err
 	}

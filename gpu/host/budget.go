@@ -153,7 +153,7 @@ func (g *grant) add(n int64) error {
 		live := d.live.Load()
 		if live > d.limit-n { // live+n > limit, without overflow
 			return &gpu.OutOfMemory{Device: "host", What: g.what, Asked: n, InUse: live, Budget: d.limit,
-				Hint: "a smaller query, or a larger host.Options.MemoryLimit"}
+				Hint: "a smaller query, or a larger budget: rigel --host-memory, host.Options.MemoryLimit in Go"}
 		}
 		if d.live.CompareAndSwap(live, live+n) {
 			g.bytes.Add(n)
