@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -254,5 +255,23 @@ func TestHostMemoryFlag(t *testing.T) {
 		if o.code == 0 || !strings.Contains(o.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, o.code, o.stderr, c.want)
 		}
+	}
+}
+
+// csv and json stream the answer batch by batch: an answer of many
+// batches comes out whole, one header, one JSON array.
+func TestQueryStreamsManyBatches(t *testing.T) {
+	const n = 50000 // DuckDB hands out 2,048 rows a batch
+	o := rigel(t, "query", "--device", "duckdb", "--format", "csv", fmt.Sprintf("SELECT range AS a FROM range(%d)", n))
+	if lines := strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n"); o.code != 0 || len(lines) != n+1 || lines[0] != "a" || lines[n] != fmt.Sprint(n-1) {
+		t.Fatalf("csv: exit %d, %d lines, stderr %q", o.code, len(lines), o.stderr)
+	}
+	if !strings.Contains(o.stderr, fmt.Sprintf("%d rows", n)) {
+		t.Fatalf("csv status: %q", o.stderr)
+	}
+	o = rigel(t, "query", "--device", "duckdb", "--format", "json", fmt.Sprintf("SELECT range AS a FROM range(%d)", n))
+	var rows []map[string]int64
+	if err := json.Unmarshal([]byte(o.stdout), &rows); err != nil || len(rows) != n || rows[n-1]["a"] != n-1 {
+		t.Fatalf("json: exit %d, %d rows, %v; stderr %q", o.code, len(rows), err, o.stderr)
 	}
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 )
 
@@ -59,6 +62,24 @@ func cmdQuery(ctx context.Context, args []string) error {
 	}
 	defer closeAll()
 	start := time.Now()
+	if *format != "table" {
+		// csv and json need no column widths: rows go out as they come, so
+		// an answer larger than memory that DuckDB streams is never held
+		// whole.
+		st, err := eng.QueryStream(ctx, query)
+		if err == nil {
+			defer st.Release()
+			rows, err := writeStream(os.Stdout, st, *format)
+			if err != nil {
+				return err
+			}
+			printStatus(eng, rows, time.Since(start), st.Where, st.Reason)
+			return nil
+		}
+		if !errors.Is(err, duckdbbridge.ErrNotAQuery) {
+			return err
+		}
+	}
 	res, err := eng.Query(ctx, query)
 	if errors.Is(err, duckdbbridge.ErrNotAQuery) {
 		// SHOW, PRAGMA, SET and the like: the catalog is this user's own
@@ -73,12 +94,60 @@ func cmdQuery(ctx context.Context, args []string) error {
 	if err := writeResult(os.Stdout, res.Record, *format); err != nil {
 		return err
 	}
-	status := fmt.Sprintf("rigel: %s in %s, ran on %s", plural(res.Record.NumRows(), "row"), elapsed.Round(time.Microsecond), res.Where)
-	if res.Reason != "" && res.Reason != eng.NoDeviceReason { // that one was said once already
-		status += ": " + oneLine(res.Reason)
+	printStatus(eng, res.Record.NumRows(), elapsed, res.Where, res.Reason)
+	return nil
+}
+
+// printStatus writes a query's status line to stderr.
+func printStatus(eng *duckdbbridge.Engine, rows int64, elapsed time.Duration, where duckdbbridge.Where, reason string) {
+	status := fmt.Sprintf("rigel: %s in %s, ran on %s", plural(rows, "row"), elapsed.Round(time.Microsecond), where)
+	if reason != "" && reason != eng.NoDeviceReason { // that one was said once already
+		status += ": " + oneLine(reason)
 	}
 	fmt.Fprintln(os.Stderr, status)
-	return nil
+}
+
+// writeStream writes a stream's batches as csv or json as they come and
+// returns the rows written.
+func writeStream(w io.Writer, rr array.RecordReader, format string) (int64, error) {
+	names := make([]string, rr.Schema().NumFields())
+	for i, f := range rr.Schema().Fields() {
+		names[i] = f.Name
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var cw *csv.Writer
+	var jw *jsonRows
+	if format == "csv" {
+		cw = csv.NewWriter(bw)
+		cw.Write(names)
+	} else {
+		jw = newJSONRows(bw, names)
+	}
+	var rows int64
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		t := arrowTable(rec)
+		if cw != nil {
+			for r := range t.nrows {
+				cw.Write(t.row(r))
+			}
+		} else {
+			jw.add(t)
+		}
+		rows += rec.NumRows()
+	}
+	if err := rr.Err(); err != nil {
+		return rows, err
+	}
+	if cw != nil {
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return rows, err
+		}
+	} else if err := jw.close(); err != nil {
+		return rows, err
+	}
+	return rows, bw.Flush()
 }
 
 func cmdExplain(ctx context.Context, args []string) error {

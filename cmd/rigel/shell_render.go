@@ -356,31 +356,57 @@ func writeMarkdown(w io.Writer, t *table) {
 // writeJSONRows writes an array of objects, one row a line, as DuckDB's
 // json mode; numbers stay numbers and nulls are null.
 func writeJSONRows(w io.Writer, t *table) error {
-	keys := make([][]byte, len(t.names))
-	for c, n := range t.names {
+	j := newJSONRows(w, t.names)
+	j.add(t)
+	return j.close()
+}
+
+// jsonRows writes the rows of one result, given in parts (a stream's
+// batches), as one JSON array.
+type jsonRows struct {
+	w    io.Writer
+	keys [][]byte
+	n    int // rows written
+}
+
+func newJSONRows(w io.Writer, names []string) *jsonRows {
+	keys := make([][]byte, len(names))
+	for c, n := range names {
 		keys[c], _ = json.Marshal(n)
 	}
-	fmt.Fprint(w, "[")
+	return &jsonRows{w: w, keys: keys}
+}
+
+func (j *jsonRows) add(t *table) {
 	for r := range t.nrows {
-		if r > 0 {
-			fmt.Fprint(w, ",\n")
+		if j.n == 0 {
+			fmt.Fprint(j.w, "[")
+		} else {
+			fmt.Fprint(j.w, ",\n")
 		}
-		fmt.Fprint(w, "{")
-		for c := range t.names {
+		j.n++
+		fmt.Fprint(j.w, "{")
+		for c := range j.keys {
 			if c > 0 {
-				fmt.Fprint(w, ",")
+				fmt.Fprint(j.w, ",")
 			}
 			b, err := json.Marshal(t.json(r, c))
 			if err != nil {
 				// NaN and infinities are no JSON numbers: written as text.
 				b, _ = json.Marshal(t.text(r, c))
 			}
-			fmt.Fprintf(w, "%s:%s", keys[c], b)
+			fmt.Fprintf(j.w, "%s:%s", j.keys[c], b)
 		}
-		fmt.Fprint(w, "}")
+		fmt.Fprint(j.w, "}")
 	}
-	fmt.Fprintln(w, "]")
-	return nil
+}
+
+func (j *jsonRows) close() error {
+	if j.n == 0 {
+		fmt.Fprint(j.w, "[")
+	}
+	_, err := fmt.Fprintln(j.w, "]")
+	return err
 }
 
 // writeList is sqlite's list mode with headers: values joined by '|'.
