@@ -72,15 +72,31 @@ func openDB(path string, inMemory bool) (*sql.DB, string, error) {
 
 // openEngine opens database and device together.
 func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
+	// The GPU starts (CUDA context, utility kernels) while DuckDB opens its
+	// file: neither waits for the other.
+	type opened struct {
+		dev    gpu.Device
+		reason string
+		err    error
+	}
+	devc := make(chan opened, 1)
+	go func() {
+		dev, reason, err := openDevice(f.device, f.hostMemory)
+		devc <- opened{dev, reason, err}
+	}()
 	db, id, err := openDB(f.db, f.inMemory)
+	o := <-devc
 	if err != nil {
+		if o.dev != nil {
+			o.dev.Close()
+		}
 		return nil, nil, err
 	}
-	dev, reason, err := openDevice(f.device, f.hostMemory)
-	if err != nil {
+	if o.err != nil {
 		db.Close()
-		return nil, nil, err
+		return nil, nil, o.err
 	}
+	dev, reason := o.dev, o.reason
 	if dev == nil && f.device == "auto" {
 		fmt.Fprintln(os.Stderr, "rigel: "+reason+"; DuckDB runs the queries (--device=host runs rigel's reference engine on the CPU)")
 	}
