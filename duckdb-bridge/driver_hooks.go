@@ -17,8 +17,8 @@ func (e *Engine) Cache() *physical.ColumnCache {
 }
 
 // TablesChanged forgets what depends on the contents of the database's
-// tables after a write that did not go through the engine: cached plans and
-// cached device columns. Unlike DropCache it does not wait for the device's
+// tables after a write that did not go through the engine: cached plans,
+// catalog lookups and cached device columns. Unlike DropCache it does not wait for the device's
 // turn: a running query keeps the columns it pinned and they are freed when
 // it ends.
 func (e *Engine) TablesChanged() {
@@ -26,6 +26,7 @@ func (e *Engine) TablesChanged() {
 		e.plansMu.Lock()
 		clear(e.plans)
 		e.plansMu.Unlock()
+		e.catalog.forget()
 	}
 	if e.exec != nil {
 		e.exec.Cache.Invalidate(e.tables.ID(), "")

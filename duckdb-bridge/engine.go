@@ -48,6 +48,9 @@ type Engine struct {
 	// stays valid for the engine's lifetime.
 	plans   map[string]*Prepared
 	plansMu sync.Mutex
+	// catalog: the producer's catalog lookups, kept for a read-only
+	// database alone (catalogmemo.go); nil otherwise.
+	catalog *catalogMemo
 
 	// checked remembers the SQL texts CheckQuery passed.
 	checked queryMemo
@@ -82,6 +85,7 @@ func NewEngine(db *sql.DB, id string, dev gpu.Device, reason string) *Engine {
 		maxAnswer: host.DefaultMemoryLimit()}
 	if readOnly(db) {
 		e.plans = map[string]*Prepared{}
+		e.catalog = &catalogMemo{}
 	}
 	if dev != nil {
 		e.exec = &physical.Executor{Dev: dev, Source: e.tables, Cache: physical.NewColumnCache(), SQL: e.runner(), Files: e.files}
@@ -204,7 +208,7 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	}
 	defer conn.Close()
 	var outTypes []colType
-	pb, err := producePlan(ctx, conn, query, &outTypes)
+	pb, err := producePlan(ctx, conn, query, &outTypes, e.catalog)
 	if err != nil {
 		if errors.Is(err, duckguard.ErrBusy) {
 			// DuckDB runs it this time; a later run plans it again.

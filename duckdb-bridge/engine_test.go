@@ -118,3 +118,54 @@ func TestLoadColumnsLoadsWithoutPlanning(t *testing.T) {
 		t.Errorf("LoadColumns of a DELETE: %v, want ErrNotAQuery", err)
 	}
 }
+
+// On a read-only database the producer's catalog lookups are kept across
+// plans, and TablesChanged forgets them: a temporary table made again with
+// other columns is planned with its new ones (the old lookup would not
+// match the plan's columns).
+func TestCatalogMemoForgetsOnTablesChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ro.duckdb")
+	w, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec("CREATE TABLE t (a BIGINT NOT NULL); INSERT INTO t VALUES (1), (2)"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	db, id, err := OpenCatalog(context.Background(), CatalogSpec{DB: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	e := NewEngine(db, id, host.New(), "")
+	if e.catalog == nil {
+		t.Fatal("a read-only database has no catalog memo")
+	}
+	count := func(q string, want int64) {
+		t.Helper()
+		r, err := e.Query(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Release()
+		if got := arrowfmt.Value(r.Record.Column(0), 0); got != fmt.Sprint(want) {
+			t.Fatalf("%s = %s (ran on %s), want %d", q, got, r.Where, want)
+		}
+	}
+	exec := func(q string) {
+		t.Helper()
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count("SELECT sum(a) FROM t WHERE a > 1", 2)
+	if len(e.catalog.tables) == 0 {
+		t.Fatal("the plan left the catalog memo empty")
+	}
+	exec("CREATE TEMP TABLE u (a BIGINT NOT NULL); INSERT INTO u VALUES (1), (2), (3)")
+	count("SELECT count(a) FROM u WHERE a < 2 OR a IS NULL", 1)
+	exec("DROP TABLE u; CREATE TEMP TABLE u (b BIGINT, a BIGINT); INSERT INTO u VALUES (7, 1), (8, NULL), (9, NULL)")
+	e.TablesChanged()
+	count("SELECT count(a) AS n FROM u WHERE a < 2 OR a IS NULL", 1)
+}

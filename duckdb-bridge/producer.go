@@ -9,10 +9,11 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"google.golang.org/protobuf/proto"
 	"slices"
 	"strings"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/rigel-db/rigel/internal/duckguard"
@@ -108,13 +109,13 @@ var planOptimizers = []string{
 // Errors: a SQL error is a *DuckDBError with DuckDB's message unchanged; a
 // query the producer cannot express wraps ErrUnsupported.
 func ProducePlan(ctx context.Context, conn *sql.Conn, query string) (*pb.Plan, error) {
-	return producePlan(ctx, conn, query, nil)
+	return producePlan(ctx, conn, query, nil, nil)
 }
 
 // producePlan is ProducePlan; when outTypes is not nil it also receives the
 // DuckDB types of the plan's output columns (the engine gives unsigned ones
 // their Arrow type back, result_types.go).
-func producePlan(ctx context.Context, conn *sql.Conn, query string, outTypes *[]colType) (*pb.Plan, error) {
+func producePlan(ctx context.Context, conn *sql.Conn, query string, outTypes *[]colType, catalog *catalogMemo) (*pb.Plan, error) {
 	text, err := serializePlan(ctx, conn, query)
 	if err != nil {
 		return nil, err
@@ -152,7 +153,7 @@ func producePlan(ctx context.Context, conn *sql.Conn, query string, outTypes *[]
 	if err != nil {
 		return nil, err
 	}
-	p := &producer{ctx: ctx, conn: conn, reg: reg, tables: map[string]*tableInfo{}, ctes: map[uint64]cteDef{}}
+	p := &producer{ctx: ctx, conn: conn, reg: reg, tables: map[string]*tableInfo{}, ctes: map[uint64]cteDef{}, catalog: catalog}
 	root, out, err := p.rel(dp.Plans[0])
 	if err != nil {
 		return nil, err
@@ -180,6 +181,9 @@ type producer struct {
 	reg       *extRegistry
 	tables    map[string]*tableInfo
 	defaultDB string
+	// catalog keeps catalog lookups across plans of a read-only database
+	// (nil: every plan asks DuckDB).
+	catalog *catalogMemo
 	// delims: the delim joins whose delim side is being converted,
 	// innermost last; a LOGICAL_DELIM_GET reads the innermost.
 	delims []delimSource
@@ -345,31 +349,24 @@ func (p *producer) table(fd *duckScanData, names []string, types []duckType) (*t
 		return nil, fmt.Errorf("duckdb plan: scan of %s lists %d column names and %d types", full, len(names), len(types))
 	}
 	if p.defaultDB == "" {
-		if err := p.conn.QueryRowContext(p.ctx, "SELECT current_database()").Scan(&p.defaultDB); err != nil {
+		if name, ok := p.catalog.database(); ok {
+			p.defaultDB = name
+		} else if err := p.conn.QueryRowContext(p.ctx, "SELECT current_database()").Scan(&p.defaultDB); err != nil {
 			return nil, fmt.Errorf("duckdb plan: current database: %w", err)
+		} else {
+			p.catalog.putDatabase(p.defaultDB)
 		}
 	}
-	rows, err := p.conn.QueryContext(p.ctx, `SELECT column_name, is_nullable FROM duckdb_columns()
-		WHERE database_name = ? AND schema_name = ? AND table_name = ? ORDER BY column_index`,
-		fd.Catalog, fd.Schema, fd.Table)
+	catCols, err := p.catalogColumns(key, fd, full)
 	if err != nil {
-		return nil, fmt.Errorf("duckdb plan: catalog of %s: %w", full, err)
+		return nil, err
 	}
-	defer rows.Close()
 	t := &tableInfo{name: full, names: names}
-	for i := 0; rows.Next(); i++ {
-		var name string
-		var nullable bool
-		if err := rows.Scan(&name, &nullable); err != nil {
-			return nil, fmt.Errorf("duckdb plan: catalog of %s: %w", full, err)
-		}
-		if i >= len(names) || name != names[i] {
+	for i, c := range catCols {
+		if i >= len(names) || c.name != names[i] {
 			return nil, fmt.Errorf("duckdb plan: catalog of %s does not match the plan's columns %v", full, names)
 		}
-		t.cols = append(t.cols, colType{duck: types[i], nullable: nullable})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("duckdb plan: catalog of %s: %w", full, err)
+		t.cols = append(t.cols, colType{duck: types[i], nullable: c.nullable})
 	}
 	if len(t.cols) != len(names) {
 		return nil, fmt.Errorf("duckdb plan: catalog of %s has %d columns, the plan %d", full, len(t.cols), len(names))
@@ -386,6 +383,20 @@ func (p *producer) table(fd *duckScanData, names []string, types []duckType) (*t
 	}
 	p.tables[key] = t
 	return t, nil
+}
+
+// catalogColumns lists a table's columns and whether each takes nulls,
+// from the memo of a read-only database or from DuckDB's catalog.
+func (p *producer) catalogColumns(key string, fd *duckScanData, full string) ([]catalogColumn, error) {
+	if cols, ok := p.catalog.table(key); ok {
+		return cols, nil
+	}
+	cols, err := tableColumns(p.ctx, p.conn, fd.Catalog, fd.Schema, fd.Table)
+	if err != nil {
+		return nil, fmt.Errorf("duckdb plan: catalog of %s: %w", full, err)
+	}
+	p.catalog.putTable(key, cols)
+	return cols, nil
 }
 
 // PlanBytes produces the Substrait plan of a query over db as binary

@@ -60,6 +60,7 @@ func (e *Engine) tableChanged() {
 		e.plansMu.Lock()
 		clear(e.plans)
 		e.plansMu.Unlock()
+		e.catalog.forget()
 	}
 	e.DropCache()
 }

@@ -110,23 +110,37 @@ type catalogColumn struct {
 	nullable bool
 }
 
-func (t *Tables) columns(ctx context.Context, r tableRef) ([]catalogColumn, error) {
-	rows, err := t.db.QueryContext(ctx, `SELECT column_name, is_nullable FROM duckdb_columns()
+// queryer is a *sql.DB or a *sql.Conn.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// tableColumns lists a table's columns, in order, from DuckDB's catalog.
+func tableColumns(ctx context.Context, q queryer, catalog, schema, table string) ([]catalogColumn, error) {
+	rows, err := q.QueryContext(ctx, `SELECT column_name, is_nullable FROM duckdb_columns()
 		WHERE database_name = ? AND schema_name = ? AND table_name = ? ORDER BY column_index`,
-		r.catalog, r.schema, r.name)
+		catalog, schema, table)
 	if err != nil {
-		return nil, fmt.Errorf("duckdb tables: columns of %s: %w", r.name, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var cols []catalogColumn
 	for rows.Next() {
 		var c catalogColumn
 		if err := rows.Scan(&c.name, &c.nullable); err != nil {
-			return nil, fmt.Errorf("duckdb tables: columns of %s: %w", r.name, err)
+			return nil, err
 		}
 		cols = append(cols, c)
 	}
 	return cols, rows.Err()
+}
+
+func (t *Tables) columns(ctx context.Context, r tableRef) ([]catalogColumn, error) {
+	cols, err := tableColumns(ctx, t.db, r.catalog, r.schema, r.name)
+	if err != nil {
+		return nil, fmt.Errorf("duckdb tables: columns of %s: %w", r.name, err)
+	}
+	return cols, nil
 }
 
 // TableSchema returns the table's columns with the Arrow types that

@@ -320,6 +320,12 @@ var duckdbOnly = map[string]bool{"PRAGMA": true, "CALL": true, "SHOW": true, "DE
 // returns.
 func (s *shell) runOnDuckDB(ctx context.Context, stmt string, start time.Time) {
 	rows, err := s.eng.DB().QueryContext(ctx, stmt)
+	if kw := leadingKeywords(stmt, 1); len(kw) == 1 && !duckdbOnly[kw[0]] && kw[0] != "SET" && kw[0] != "RESET" {
+		// It may have changed tables or the catalog (a write, CREATE TEMP
+		// TABLE, ATTACH), even on a read-only file: the engine forgets
+		// its plans, catalog lookups and device columns.
+		defer s.eng.TablesChanged()
+	}
 	if err != nil {
 		s.fail(err)
 		return
