@@ -405,3 +405,16 @@ func TestShellWithoutDatabase(t *testing.T) {
 	s.expect(m, "42")
 	s.send(".quit\r")
 }
+
+// A statement the shell hands to DuckDB may change the catalog even of a
+// read-only file (a temporary table): the same query text afterwards is
+// planned again, not answered from the plan made before.
+func TestShellReplansAfterCatalogChange(t *testing.T) {
+	q := "SELECT sum(a) AS s FROM x WHERE a > 0;\n"
+	o := shellPiped(t, ".mode csv\nCREATE TEMP TABLE x AS SELECT 1 AS a;\n"+q+
+		"DROP TABLE x;\nCREATE TEMP TABLE x AS SELECT 2 AS b, 5 AS a;\n"+q,
+		"--db", smallDB(t), "--device", "host")
+	if o.code != 0 || !strings.Contains(o.stdout, "s\n1\n") || !strings.Contains(o.stdout, "s\n5\n") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+}
