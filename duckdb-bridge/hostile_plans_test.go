@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,28 +66,20 @@ func FuzzMutatedPlanRun(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := fuzzEngine(); err != nil {
+	e, err := fuzzEngine()
+	if err != nil {
 		f.Fatal(err)
 	}
-	corpus.Starts(func(seed uint16, ops []byte) { f.Add(seed, ops) })
-	f.Fuzz(func(t *testing.T, seed uint16, ops []byte) {
-		e, _ := fuzzEngine()
-		data, name, did := corpus.Mutated(int(seed), ops)
-		var runErr error
-		err := planmutate.Within(fuzzRunDeadline, func() {
-			ctx, cancel := context.WithTimeout(context.Background(), runDeadline)
-			defer cancel()
-			res, err := e.RunPlan(ctx, data)
-			if res != nil {
-				res.Release()
-			}
-			runErr = err
-		})
-		if err == nil && errors.Is(runErr, ErrInternal) {
-			err = runErr
+	corpus.Fuzz(f, fuzzRunDeadline, func(data []byte) error {
+		ctx, cancel := context.WithTimeout(context.Background(), runDeadline)
+		defer cancel()
+		res, err := e.RunPlan(ctx, data)
+		if res != nil {
+			res.Release()
 		}
-		if err != nil {
-			t.Fatalf("%s mutated by\n  %s\n%v", name, strings.Join(did, "\n  "), err)
+		if errors.Is(err, ErrInternal) {
+			return err
 		}
+		return nil
 	})
 }

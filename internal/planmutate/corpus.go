@@ -3,6 +3,8 @@ package planmutate
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
+	"testing"
 	"time"
 
 	"github.com/rigel-db/rigel/substrait"
@@ -90,4 +92,23 @@ func (c *Corpus) Starts(add func(seed uint16, ops []byte)) {
 		add(uint16(i), []byte{})
 		add(uint16(i), []byte{byte(i % Kinds()), byte(i), byte(i * 7), 3, 1})
 	}
+}
+
+// Fuzz is the body of a (seed, ops) fuzz target: it adds Starts, and for
+// each input runs check on plan seed mutated by ops, failing the input
+// when check returns an error, panics, or runs past deadline. The failure
+// names the plan and the mutations that made it.
+func (c *Corpus) Fuzz(f *testing.F, deadline time.Duration, check func(data []byte) error) {
+	c.Starts(func(seed uint16, ops []byte) { f.Add(seed, ops) })
+	f.Fuzz(func(t *testing.T, seed uint16, ops []byte) {
+		data, name, did := c.Mutated(int(seed), ops)
+		var checkErr error
+		err := Within(deadline, func() { checkErr = check(data) })
+		if err == nil {
+			err = checkErr
+		}
+		if err != nil {
+			t.Fatalf("%s mutated by\n  %s\n%v", name, strings.Join(did, "\n  "), err)
+		}
+	})
 }
