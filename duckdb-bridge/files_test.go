@@ -11,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 	"github.com/rigel-db/rigel/internal/ipcfiles"
@@ -42,7 +39,9 @@ func makeFileTree(t *testing.T) fileTree {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		writeXArrow(t, filepath.Join(dir, "t.arrow"))
+		if err := arrowfmt.WriteInt64File(filepath.Join(dir, "t.arrow"), "x", []int64{1, 2, 3}); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := db.Exec("COPY (SELECT range + 1 AS x FROM range(3)) TO '" + filepath.Join(dir, "t.parquet") + "' (FORMAT parquet)"); err != nil {
 			t.Fatal(err)
 		}
@@ -62,19 +61,6 @@ func makeFileTree(t *testing.T) fileTree {
 		t.Fatal(err)
 	}
 	return ft
-}
-
-func writeXArrow(t *testing.T, path string) {
-	t.Helper()
-	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2, 3}, nil)
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := arrowfmt.WriteIPCFile(path, rec); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // filePlan is a plan reading column x (BIGINT) of one LocalFiles item.

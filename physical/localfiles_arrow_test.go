@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
@@ -29,7 +26,9 @@ func TestArrowFilesPolicy(t *testing.T) {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		writeX(t, filepath.Join(d, "t.arrow"))
+		if err := arrowfmt.WriteInt64File(filepath.Join(d, "t.arrow"), "x", []int64{1, 2, 3}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	pipe := filepath.Join(in, "pipe.arrow")
 	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
@@ -84,19 +83,5 @@ func TestArrowFilesPolicy(t *testing.T) {
 	}
 	if _, err := run(ipcfiles.AllFiles(0), "/dev/zero"); !errors.Is(err, ipcfiles.ErrNotRegular) {
 		t.Fatalf("/dev/zero: %v, want ErrNotRegular", err)
-	}
-}
-
-// writeX writes column x = 1, 2, 3 (BIGINT) as an Arrow IPC file.
-func writeX(t *testing.T, path string) {
-	t.Helper()
-	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2, 3}, nil)
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := arrowfmt.WriteIPCFile(path, rec); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -3,7 +3,6 @@ package substrait_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,16 +14,7 @@ import (
 
 // plan decodes one of the repository's plans.
 func plan(t *testing.T, file string) *proto.Plan {
-	t.Helper()
-	data, err := os.ReadFile("../conformance/plans/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := substrait.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return planmutate.RepoPlan(t, "..", file)
 }
 
 // loadFails loads p, which must fail within a few seconds with an error

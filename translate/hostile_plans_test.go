@@ -3,7 +3,6 @@ package translate
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,16 +17,7 @@ import (
 
 // protoPlan decodes one of the repository's plans.
 func protoPlan(t *testing.T, file string) *proto.Plan {
-	t.Helper()
-	data, err := os.ReadFile("../conformance/plans/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := substrait.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return planmutate.RepoPlan(t, "..", file)
 }
 
 func mustLoad(t *testing.T, p *proto.Plan) *substrait.Plan {

@@ -33,13 +33,7 @@ func upload(t *testing.T, d *Device, n int, f func(i int) int64) gpu.Column {
 	for i := 0; i < n; i++ {
 		b.Append(f(i))
 	}
-	arr := b.NewArray()
-	defer arr.Release()
-	c, err := d.Upload(context.Background(), arr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return uploadArray(t, d, b)
 }
 
 // uploadIndex puts n row indexes f(i) on d.
@@ -50,6 +44,12 @@ func uploadIndex(t *testing.T, d *Device, n int, f func(i int) int32) gpu.Column
 	for i := 0; i < n; i++ {
 		b.Append(f(i))
 	}
+	return uploadArray(t, d, b)
+}
+
+// uploadArray puts what b holds on d.
+func uploadArray(t *testing.T, d *Device, b array.Builder) gpu.Column {
+	t.Helper()
 	arr := b.NewArray()
 	defer arr.Release()
 	c, err := d.Upload(context.Background(), arr)

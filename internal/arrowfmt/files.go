@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/internal/arrowrec"
 )
 
@@ -40,14 +42,22 @@ func ReadIPCFile(path string) (arrow.RecordBatch, error) {
 	return arrowrec.Concat(r.Schema(), recs)
 }
 
-// WriteIPCFile writes one record as an Arrow IPC file (what tests hand to
-// readers of LocalFiles and read_arrow).
-func WriteIPCFile(path string, rec arrow.RecordBatch) error {
+// WriteInt64File writes an Arrow IPC file of one nullable BIGINT column
+// (what tests hand to readers of LocalFiles and read_arrow).
+func WriteInt64File(path, column string, values []int64) error {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues(values, nil)
+	col := b.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: column, Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(len(values)))
+	defer rec.Release()
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
 	if err == nil {
 		err = w.Write(rec)
 		if cerr := w.Close(); err == nil {

@@ -9,6 +9,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing"
+
+	"github.com/rigel-db/rigel/substrait"
+	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
 // Seed is a plan file of the repository.
@@ -26,6 +30,21 @@ var seedGlobs = []string{
 	"conformance/plans/*/*.json",
 	"cmd/rigel/testdata/*.json",
 	"translate/testdata/fuzz/FuzzDecodeLoadTranslate/*",
+}
+
+// RepoPlan decodes conformance/plans/file of the repository at root (a
+// test's starting plan), failing t when it cannot.
+func RepoPlan(t testing.TB, root, file string) *proto.Plan {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "conformance", "plans", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := substrait.Decode(data)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return p
 }
 
 // Seeds reads every plan file of the repository at root, sorted by path,
