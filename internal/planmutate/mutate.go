@@ -308,20 +308,27 @@ func interesting(fd protoreflect.FieldDescriptor, cur protoreflect.Value, c *cho
 	return cur
 }
 
+// fieldsWhere lists m's fields, in declaration order, for which keep holds.
+func fieldsWhere(m protoreflect.Message, keep func(protoreflect.FieldDescriptor) bool) []protoreflect.FieldDescriptor {
+	var out []protoreflect.FieldDescriptor
+	fds := m.Descriptor().Fields()
+	for i := 0; i < fds.Len(); i++ {
+		if fd := fds.Get(i); keep(fd) {
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
 // setScalar sets a scalar field of some message to an interesting value.
 func setScalar(_ *proto.Plan, ix *planIndex, c *chooser) string {
 	m, ok := pick(c, ix.all)
 	if !ok {
 		return ""
 	}
-	var scalars []protoreflect.FieldDescriptor
-	fds := m.Descriptor().Fields()
-	for i := 0; i < fds.Len(); i++ {
-		if fd := fds.Get(i); fd.Message() == nil && !fd.IsList() && !fd.IsMap() && fd.Kind() != protoreflect.EnumKind {
-			scalars = append(scalars, fd)
-		}
-	}
-	fd, ok := pick(c, scalars)
+	fd, ok := pick(c, fieldsWhere(m, func(fd protoreflect.FieldDescriptor) bool {
+		return fd.Message() == nil && !fd.IsList() && !fd.IsMap() && fd.Kind() != protoreflect.EnumKind
+	}))
 	if !ok {
 		return ""
 	}
@@ -336,14 +343,9 @@ func setEnum(_ *proto.Plan, ix *planIndex, c *chooser) string {
 	if !ok {
 		return ""
 	}
-	var enums []protoreflect.FieldDescriptor
-	fds := m.Descriptor().Fields()
-	for i := 0; i < fds.Len(); i++ {
-		if fd := fds.Get(i); fd.Kind() == protoreflect.EnumKind && !fd.IsList() {
-			enums = append(enums, fd)
-		}
-	}
-	fd, _ := pick(c, enums)
+	fd, _ := pick(c, fieldsWhere(m, func(fd protoreflect.FieldDescriptor) bool {
+		return fd.Kind() == protoreflect.EnumKind && !fd.IsList()
+	}))
 	m.Set(fd, interesting(fd, m.Get(fd), c))
 	return fmt.Sprintf("%s.%s = %d", m.Descriptor().Name(), fd.Name(), m.Get(fd).Enum())
 }
@@ -354,14 +356,7 @@ func dropField(_ *proto.Plan, ix *planIndex, c *chooser) string {
 	if !ok {
 		return ""
 	}
-	var set []protoreflect.FieldDescriptor
-	fds := m.Descriptor().Fields()
-	for i := 0; i < fds.Len(); i++ {
-		if fd := fds.Get(i); m.Has(fd) {
-			set = append(set, fd)
-		}
-	}
-	fd, ok := pick(c, set)
+	fd, ok := pick(c, fieldsWhere(m, m.Has))
 	if !ok {
 		return ""
 	}
@@ -378,11 +373,8 @@ func editList(_ *proto.Plan, ix *planIndex, c *chooser) string {
 	}
 	var lists []list
 	for _, m := range ix.all {
-		fds := m.Descriptor().Fields()
-		for i := 0; i < fds.Len(); i++ {
-			if fd := fds.Get(i); fd.IsList() && m.Has(fd) {
-				lists = append(lists, list{m, fd})
-			}
+		for _, fd := range fieldsWhere(m, func(fd protoreflect.FieldDescriptor) bool { return fd.IsList() && m.Has(fd) }) {
+			lists = append(lists, list{m, fd})
 		}
 	}
 	l, ok := pick(c, lists)
