@@ -79,7 +79,7 @@ func cmdBench(ctx context.Context, args []string) error {
 			// One query's failure is reported in its row; the others
 			// still run, so that a long benchmark is not lost to one.
 			failed++
-			row = "| error |" + strings.Repeat(" |", 11) + " " + strings.ReplaceAll(err.Error(), "|", "/") + " |"
+			row = errorRow(11, err)
 		}
 		fmt.Fprintf(&b, "| Q%d %s\n", n, row)
 		fmt.Fprint(os.Stderr, b.String()[flushed:])
@@ -114,6 +114,12 @@ func median(xs []int64) int64 {
 	s := append([]int64(nil), xs...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
+}
+
+// errorRow is a table row for a query that failed: "error" where it ran,
+// blank cells, and the error, on one line, in the last.
+func errorRow(blanks int, err error) string {
+	return "| error |" + strings.Repeat(" |", blanks) + " " + strings.ReplaceAll(oneLine(err.Error()), "|", "/") + " |"
 }
 
 func ms(ns int64) string { return fmt.Sprintf("%.2f", float64(ns)/1e6) }

@@ -53,37 +53,32 @@ func benchFirstRun(ctx context.Context, ef *engineFlags, nums []int, runs int, o
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprint(os.Stderr, b.String())
 	flushed := b.Len()
-	var ratios, speedups []float64
-	failed := 0
+	// The queries, then the same queries with other constants: what a
+	// dashboard with a new filter value meets. Kernels keyed by shape alone
+	// would compile nothing there; those rows are not in the means.
+	var queries []namedQuery
 	for _, n := range nums {
 		q, _ := tpch.Query(n)
-		fmt.Fprintf(os.Stderr, "rigel: bench Q%d (first run)\n", n)
-		row, ratio, speedup, err := firstRunQuery(ctx, eng, q, runs)
-		if err != nil {
-			failed++
-			row = "| error |" + strings.Repeat(" |", 9) + " " + strings.ReplaceAll(oneLine(err.Error()), "|", "/") + " |"
-		} else {
-			ratios, speedups = append(ratios, ratio), append(speedups, speedup)
-		}
-		fmt.Fprintf(&b, "| Q%d %s\n", n, row)
-		fmt.Fprint(os.Stderr, b.String()[flushed:])
-		flushed = b.Len()
+		queries = append(queries, namedQuery{fmt.Sprintf("Q%d", n), q, true})
 	}
-	// The same queries with other constants, after them: what a dashboard
-	// with a new filter value meets. Kernels keyed by shape alone would
-	// compile nothing here; they are not in the geometric means.
 	variants, err := otherConstants(nums)
 	if err != nil {
 		return err
 	}
-	for _, v := range variants {
-		fmt.Fprintf(os.Stderr, "rigel: bench %s (first run)\n", v.name)
-		row, _, _, err := firstRunQuery(ctx, eng, v.sql, runs)
-		if err != nil {
+	queries = append(queries, variants...)
+	var ratios, speedups []float64
+	failed := 0
+	for _, q := range queries {
+		fmt.Fprintf(os.Stderr, "rigel: bench %s (first run)\n", q.name)
+		row, ratio, speedup, err := firstRunQuery(ctx, eng, q.sql, runs)
+		switch {
+		case err != nil:
 			failed++
-			row = "| error |" + strings.Repeat(" |", 9) + " " + strings.ReplaceAll(oneLine(err.Error()), "|", "/") + " |"
+			row = errorRow(9, err)
+		case q.inMeans:
+			ratios, speedups = append(ratios, ratio), append(speedups, speedup)
 		}
-		fmt.Fprintf(&b, "| %s %s\n", v.name, row)
+		fmt.Fprintf(&b, "| %s %s\n", q.name, row)
 		fmt.Fprint(os.Stderr, b.String()[flushed:])
 		flushed = b.Len()
 	}
@@ -102,7 +97,7 @@ func benchFirstRun(ctx context.Context, ef *engineFlags, nums []int, runs int, o
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d queries failed (see their rows)", failed, len(nums))
+		return fmt.Errorf("%d of %d queries failed (see their rows)", failed, len(queries))
 	}
 	return nil
 }
@@ -168,7 +163,12 @@ func geomean(xs []float64) float64 {
 	return math.Exp(s / float64(len(xs)))
 }
 
-type namedQuery struct{ name, sql string }
+// namedQuery is a row of the table; inMeans: it counts in the geometric
+// means.
+type namedQuery struct {
+	name, sql string
+	inMeans   bool
+}
 
 // otherConstants are Q1 and Q6 (those of nums) with other constants.
 func otherConstants(nums []int) ([]namedQuery, error) {
@@ -194,7 +194,7 @@ func otherConstants(nums []int) ([]namedQuery, error) {
 			}
 			q = strings.Replace(q, e.from[i], e.to[i], 1)
 		}
-		out = append(out, namedQuery{e.name, q})
+		out = append(out, namedQuery{e.name, q, false})
 	}
 	return out, nil
 }
