@@ -449,7 +449,7 @@ func TestHostileClientsAmongGoodOnes(t *testing.T) {
 	if rep, err := RunLoad(ctx, LoadOptions{Addr: ts.addr, Clients: 1, PerClient: len(probes), Queries: queries, Hostile: probes, HostileEvery: 1}); err != nil || rep.Errors+rep.Wrong+rep.Taken > 0 {
 		t.Fatalf("warm-up: %v %v", rep, err)
 	}
-	g0, h0 := settle()
+	g0, h0 := LiveMemory()
 	dropped := ts.eng.Cache().Stats().Invalidations
 	rep, err := RunLoad(ctx, LoadOptions{Addr: ts.addr, Clients: 16, Duration: 8 * time.Second, Queries: queries, Hostile: probes, Timeout: 3 * time.Minute})
 	if err != nil {
@@ -464,14 +464,7 @@ func TestHostileClientsAmongGoodOnes(t *testing.T) {
 	if rep.Errors+rep.Wrong+rep.Taken > 0 || rep.Probes < len(probes) {
 		t.Fatalf("hostile load: %s", rep)
 	}
-	g1, h1 := settle()
-	t.Logf("goroutines %d -> %d, heap %d MB -> %d MB", g0, g1, h0>>20, h1>>20)
-	if g1 > g0+4 {
-		t.Fatalf("goroutines grew from %d to %d over the hostile load", g0, g1)
-	}
-	if h1 > h0+64<<20 {
-		t.Fatalf("heap grew from %d MB to %d MB over the hostile load", h0>>20, h1>>20)
-	}
+	memoryBack(t, g0, h0, "the hostile load")
 	c := dial(t, ts, "", nil)
 	wantSame(t, ts, c, "nation", 25)
 	var limit string

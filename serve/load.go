@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -227,4 +228,16 @@ func runQuery(ctx context.Context, c *flightsql.Client, query string) (arrow.Rec
 		return nil, err
 	}
 	return Fetch(ctx, c, info)
+}
+
+// LiveMemory returns this process's goroutines and live heap once the
+// clients' idle connections have closed and a collection has run: what a
+// load must give back (rigel bench serve reports it before and after).
+func LiveMemory() (goroutines int, heap uint64) {
+	time.Sleep(500 * time.Millisecond)
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return runtime.NumGoroutine(), ms.HeapAlloc
 }

@@ -582,7 +582,7 @@ func TestLoad(t *testing.T) {
 	if rep, err := RunLoad(ctx, LoadOptions{Addr: ts.addr, Clients: 1, PerClient: len(queries), Queries: queries}); err != nil || rep.Errors+rep.Wrong > 0 {
 		t.Fatalf("warm-up: %v %v", rep, err)
 	}
-	g0, h0 := settle()
+	g0, h0 := LiveMemory()
 	rep, err := RunLoad(ctx, LoadOptions{Addr: ts.addr, Clients: 16, PerClient: 200, Queries: queries, Timeout: 8 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -592,25 +592,21 @@ func TestLoad(t *testing.T) {
 	if rep.Errors+rep.Wrong > 0 || rep.Queries != 16*200 {
 		t.Fatalf("load test: %s", rep)
 	}
-	g1, h1 := settle()
-	t.Logf("goroutines %d -> %d, heap %d MB -> %d MB", g0, g1, h0>>20, h1>>20)
-	if g1 > g0+4 {
-		t.Fatalf("goroutines grew from %d to %d over the load test", g0, g1)
-	}
-	if h1 > h0+64<<20 {
-		t.Fatalf("heap grew from %d MB to %d MB over the load test", h0>>20, h1>>20)
-	}
+	memoryBack(t, g0, h0, "the load test")
 }
 
-// settle waits for idle connections to close and returns the goroutine
-// count and live heap after a collection.
-func settle() (int, uint64) {
-	time.Sleep(500 * time.Millisecond)
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return runtime.NumGoroutine(), ms.HeapAlloc
+// memoryBack fails t when the goroutines or live heap (LiveMemory) grew
+// past g0 and h0 over what.
+func memoryBack(t *testing.T, g0 int, h0 uint64, what string) {
+	t.Helper()
+	g1, h1 := LiveMemory()
+	t.Logf("goroutines %d -> %d, heap %d MB -> %d MB", g0, g1, h0>>20, h1>>20)
+	if g1 > g0+4 {
+		t.Fatalf("goroutines grew from %d to %d over %s", g0, g1, what)
+	}
+	if h1 > h0+64<<20 {
+		t.Fatalf("heap grew from %d MB to %d MB over %s", h0>>20, h1>>20, what)
+	}
 }
 
 // One client's errors and cancellations do not disturb the others: a load

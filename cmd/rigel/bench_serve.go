@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -147,7 +146,7 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 		emptyCells)
 	bad := 0
 	for _, n := range counts {
-		g0, h0 := liveMemory()
+		g0, h0 := serve.LiveMemory()
 		rep, err := serve.RunLoad(ctx, serve.LoadOptions{Addr: addr, Clients: n, PerClient: *perClient, Duration: *duration, Queries: load, Hostile: probes})
 		if err != nil {
 			return err
@@ -155,7 +154,7 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 		fmt.Fprintf(&b, "| %d | %d | %d | %d | %.1f | %s | %s | %s |", n, rep.Queries, rep.Errors, rep.Wrong, rep.QPS(),
 			ms(rep.P50.Nanoseconds()), ms(rep.P99.Nanoseconds()), ms(rep.Max.Nanoseconds()))
 		if *hostile {
-			g1, h1 := liveMemory()
+			g1, h1 := serve.LiveMemory()
 			fmt.Fprintf(&b, " %d | %d | %d, %d | %d, %d |", rep.Probes, rep.Taken, h0>>20, h1>>20, g0, g1)
 		}
 		b.WriteString("\n")
@@ -167,7 +166,7 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 		bad += rep.Errors + rep.Wrong + rep.Taken
 	}
 	if *memProfile != "" {
-		liveMemory()
+		serve.LiveMemory()
 		f, err := os.Create(*memProfile)
 		if err != nil {
 			return err
@@ -190,17 +189,6 @@ func cmdBenchServe(ctx context.Context, args []string) error {
 		return fmt.Errorf("%d queries failed or gave a wrong answer, or hostile requests were not refused", bad)
 	}
 	return nil
-}
-
-// liveMemory returns this process's goroutines and live heap after the
-// clients' idle connections have closed and a collection has run.
-func liveMemory() (int, uint64) {
-	time.Sleep(500 * time.Millisecond)
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return runtime.NumGoroutine(), ms.HeapAlloc
 }
 
 func sum(xs []int64) int64 {
