@@ -36,7 +36,7 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 
 // registerHostMemory adds --host-memory, the host device's memory budget.
 func registerHostMemory(fs *flag.FlagSet, v *string) {
-	fs.StringVar(v, "host-memory", "", fmt.Sprintf("with --device host: the memory its columns and running queries may hold (e.g. 8GB); default a quarter of this machine's or cgroup's, now %s", gpu.SizeText(host.DefaultMemoryLimit())))
+	fs.StringVar(v, "host-memory", "", "with --device host: the memory its columns and running queries may hold (e.g. 8GB); default a quarter of this machine's or cgroup's")
 }
 
 // openDevice opens the chosen device (duckdbbridge.OpenDevice); a bad mode
