@@ -22,12 +22,7 @@ func (e *Engine) Cache() *physical.ColumnCache {
 // turn: a running query keeps the columns it pinned and they are freed when
 // it ends.
 func (e *Engine) TablesChanged() {
-	if e.plans != nil {
-		e.plansMu.Lock()
-		clear(e.plans)
-		e.plansMu.Unlock()
-		e.catalog.forget()
-	}
+	e.forgetPlans()
 	if e.exec != nil {
 		e.exec.Cache.Invalidate(e.tables.ID(), "")
 	}

@@ -173,6 +173,18 @@ func (e *Engine) Prepare(ctx context.Context, query string) (_ *Prepared, err er
 	return p, nil
 }
 
+// forgetPlans drops the cached plans and catalog lookups of a read-only
+// database (its tables or catalog changed).
+func (e *Engine) forgetPlans() {
+	if e.plans == nil {
+		return
+	}
+	e.plansMu.Lock()
+	clear(e.plans)
+	e.plansMu.Unlock()
+	e.catalog.forget()
+}
+
 // MaxDevicePlanSQL bounds the SQL texts the engine plans for the device.
 // Taking DuckDB's plan holds every other statement of the database back
 // (json_serialize_plan runs under duckguard's exclusive lock), and its time

@@ -56,11 +56,6 @@ func (e *Engine) RegisterArrow(ctx context.Context, name string, rr array.Record
 // tableChanged forgets what depends on the tables' contents: cached plans
 // (DuckDB's depend on statistics) and cached device columns.
 func (e *Engine) tableChanged() {
-	if e.plans != nil {
-		e.plansMu.Lock()
-		clear(e.plans)
-		e.plansMu.Unlock()
-		e.catalog.forget()
-	}
+	e.forgetPlans()
 	e.DropCache()
 }
