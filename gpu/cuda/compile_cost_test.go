@@ -22,6 +22,11 @@ func TestCompileCost(t *testing.T) {
 	if dir == "" {
 		t.Skip("set RIGEL_COMPILE_COST_DIR to a folder of dumped kernel sources (RIGEL_KERNEL_DUMP)")
 	}
+	// NVRTC 13 answers a program it compiled before, in this process or
+	// an earlier one, from the driver's compute cache: run this test alone
+	// in its process (as run.sh does), so that the cache is off from the
+	// start and every time below is a compile.
+	t.Setenv("CUDA_CACHE_DISABLE", "1")
 	skipNoNVRTC(t)
 	arch := os.Getenv("RIGEL_COMPILE_COST_ARCH")
 	if arch == "" {
