@@ -192,8 +192,10 @@ func otherConstants(nums []int) ([]namedQuery, error) {
 		to   []string
 	}{
 		1: {"Q1, another date", []string{"'1998-09-02'"}, []string{"'1998-08-15'"}},
-		6: {"Q6, other bounds", []string{"'1994-01-01'", "'1995-01-01'", "0.05 AND 0.07", "< 24"},
-			[]string{"'1995-01-01'", "'1996-01-01'", "0.04 AND 0.06", "< 25"}},
+		// The later date first: each edit replaces the first occurrence,
+		// and the earlier date's new value is the later one's old value.
+		6: {"Q6, other bounds", []string{"'1995-01-01'", "'1994-01-01'", "0.05 AND 0.07", "< 24"},
+			[]string{"'1996-01-01'", "'1995-01-01'", "0.04 AND 0.06", "< 25"}},
 	}
 	var out []namedQuery
 	for _, n := range nums {

@@ -23,9 +23,9 @@ func bound(e *gpu.Expr) *big.Int {
 		case e.Const.Null:
 			b = big.NewInt(0)
 		case e.Type.Kind == gpu.Decimal128 && e.Const.I128 != nil:
-			b = new(big.Int).Abs(e.Const.I128)
+			b = bitBound(e.Const.I128)
 		case e.Type.Kind.IsInteger():
-			b = new(big.Int).Abs(big.NewInt(e.Const.I64))
+			b = bitBound(big.NewInt(e.Const.I64))
 		}
 	case gpu.OpCast:
 		if len(e.Args) == 1 && e.Args[0].Type.Kind.IsInteger() {
@@ -52,6 +52,14 @@ func bound(e *gpu.Expr) *big.Int {
 		return tb
 	}
 	return b
+}
+
+// bitBound bounds |v| by 2^k - 1, k being |v|'s bit length: a constant's
+// bound depends on its size alone, so that two values of one size generate
+// the same source (constants travel in constant memory, constants.go).
+func bitBound(v *big.Int) *big.Int {
+	k := uint(new(big.Int).Abs(v).BitLen())
+	return new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), k), big.NewInt(1))
 }
 
 // fits64 reports whether every value of e fits int64.

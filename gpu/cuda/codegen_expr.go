@@ -145,14 +145,19 @@ func columnsOf(e *gpu.Expr, set map[int]bool) {
 
 // i128Lit renders a big integer as a 128-bit literal.
 func i128Lit(v *big.Int) string {
-	m := new(big.Int).Lsh(big.NewInt(1), 128)
+	hi, lo := i128Words(v)
+	return fmt.Sprintf("I128(0x%xull, 0x%xull)", hi, lo)
+}
+
+// i128Words is v's two's complement in 128 bits, high word first.
+func i128Words(v *big.Int) (hi, lo uint64) {
 	u := new(big.Int).Set(v)
 	if u.Sign() < 0 {
-		u.Add(u, m)
+		u.Add(u, new(big.Int).Lsh(big.NewInt(1), 128))
 	}
-	lo := new(big.Int).And(u, new(big.Int).SetUint64(math.MaxUint64)).Uint64()
-	hi := new(big.Int).Rsh(u, 64).Uint64()
-	return fmt.Sprintf("I128(0x%xull, 0x%xull)", hi, lo)
+	lo = new(big.Int).And(u, new(big.Int).SetUint64(math.MaxUint64)).Uint64()
+	hi = new(big.Int).Rsh(u, 64).Uint64()
+	return hi, lo
 }
 
 func i64Lit(v int64) string {
@@ -374,6 +379,10 @@ func (g *exprGen) compute(e *gpu.Expr) (v, n string, err error) {
 	return "", "", fmt.Errorf("operator %s: %w", e.Op, gpu.ErrUnsupported)
 }
 
+// constant emits a literal as an RG_K* marker of its bits (prelude.cuh):
+// hoistConstants moves each to the module's constant memory, so that the
+// source does not depend on the value. Booleans and nulls stay literal:
+// they decide the code's shape (a filter that is always false).
 func (g *exprGen) constant(e *gpu.Expr) (string, string, error) {
 	c := e.Const
 	if c.Null {
@@ -381,9 +390,9 @@ func (g *exprGen) constant(e *gpu.Expr) (string, string, error) {
 	}
 	switch e.Type.Kind {
 	case gpu.Float64:
-		return fmt.Sprintf("__longlong_as_double(0x%xll)", math.Float64bits(c.F64)), "false", nil
+		return fmt.Sprintf("RG_KF64(0x%016xull)", math.Float64bits(c.F64)), "false", nil
 	case gpu.Float32:
-		return fmt.Sprintf("__int_as_float(0x%x)", math.Float32bits(float32(c.F64))), "false", nil
+		return fmt.Sprintf("RG_KF32(0x%016xull)", uint64(math.Float32bits(float32(c.F64)))), "false", nil
 	case gpu.Decimal128:
 		if c.I128 == nil {
 			return "", "", fmt.Errorf("decimal128 constant without a value")
@@ -391,14 +400,15 @@ func (g *exprGen) constant(e *gpu.Expr) (string, string, error) {
 		if c.I128.BitLen() > 127 {
 			return "", "", fmt.Errorf("decimal128 constant %s does not fit 128 bits: %w", c.I128, gpu.ErrOverflow)
 		}
-		return "(" + i128Lit(c.I128) + ")", "false", nil
+		hi, lo := i128Words(c.I128)
+		return fmt.Sprintf("RG_K128(0x%016xull, 0x%016xull)", hi, lo), "false", nil
 	case gpu.Bool:
 		if c.I64 != 0 {
 			return "1", "false", nil
 		}
 		return "0", "false", nil
 	}
-	return "(" + i64Lit(c.I64) + ")", "false", nil
+	return fmt.Sprintf("RG_K64(0x%016xull)", uint64(c.I64)), "false", nil
 }
 
 func (g *exprGen) arith(e *gpu.Expr, v, n string, args []string) error {

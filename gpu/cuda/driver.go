@@ -106,6 +106,10 @@ type module struct {
 	funcs map[string]C.CUfunction
 	// resident memoizes residentBlocks per function and launch shape.
 	resident map[residentKey]int
+	// constPtr is the device address of the module's constant array (0
+	// until first written), constWords what it holds (constants.go).
+	constPtr   uint64
+	constWords []uint64
 }
 
 type residentKey struct {

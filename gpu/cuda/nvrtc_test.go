@@ -23,9 +23,11 @@ func skipNoNVRTC(t *testing.T) {
 	}
 }
 
-// compileClean compiles src for sm_90 and fails on any error or warning.
+// compileClean compiles src for sm_90, its constants hoisted as the device
+// compiles it (constants.go), and fails on any error or warning.
 func compileClean(t *testing.T, name, src string) {
 	t.Helper()
+	src, _ = hoistConstants(src)
 	cubin, log, err := nvrtcCompile(src, name, "sm_90")
 	if err != nil {
 		t.Fatalf("%s: %v\n--- source ---\n%s", name, err, numbered(src))

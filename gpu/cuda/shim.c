@@ -36,6 +36,7 @@ CU_FN(CUresult, cuEventElapsedTime, (float *, CUevent, CUevent))
 CU_FN(CUresult, cuModuleLoadData, (CUmodule *, const void *))
 CU_FN(CUresult, cuModuleUnload, (CUmodule))
 CU_FN(CUresult, cuModuleGetFunction, (CUfunction *, CUmodule, const char *))
+CU_FN(CUresult, cuModuleGetGlobal_v2, (CUdeviceptr *, size_t *, CUmodule, const char *))
 CU_FN(CUresult, cuOccupancyMaxActiveBlocksPerMultiprocessor, (int *, CUfunction, int, size_t))
 CU_FN(CUresult, cuLaunchKernel, (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                  unsigned, unsigned, CUstream, void **, void **))
@@ -81,7 +82,7 @@ const char *rg_load_cuda(void) {
     LOAD(lib, cuStreamCreate) LOAD(lib, cuStreamDestroy_v2) LOAD(lib, cuStreamSynchronize)
     LOAD(lib, cuEventCreate) LOAD(lib, cuEventDestroy_v2) LOAD(lib, cuEventRecord)
     LOAD(lib, cuEventSynchronize) LOAD(lib, cuEventElapsedTime) LOAD(lib, cuModuleLoadData)
-    LOAD(lib, cuModuleUnload) LOAD(lib, cuModuleGetFunction) LOAD(lib, cuLaunchKernel)
+    LOAD(lib, cuModuleUnload) LOAD(lib, cuModuleGetFunction) LOAD(lib, cuModuleGetGlobal_v2) LOAD(lib, cuLaunchKernel)
     LOAD(lib, cuOccupancyMaxActiveBlocksPerMultiprocessor)
     LOAD(lib, cuMemsetD8Async) LOAD(lib, cuMemcpyHtoDAsync_v2) LOAD(lib, cuMemcpyDtoHAsync_v2)
     LOAD(lib, cuMemcpyDtoDAsync_v2)
@@ -151,6 +152,10 @@ CUresult rg_module_unload(CUcontext c, CUmodule m) { CUR(c); return p_cuModuleUn
 CUresult rg_module_function(CUcontext c, CUfunction *f, CUmodule m, const char *n) {
     CUR(c);
     return p_cuModuleGetFunction(f, m, n);
+}
+CUresult rg_module_global(CUcontext c, CUdeviceptr *p, size_t *size, CUmodule m, const char *n) {
+    CUR(c);
+    return p_cuModuleGetGlobal_v2(p, size, m, n);
 }
 CUresult rg_resident_blocks(CUcontext c, int *n, CUfunction f, int block, size_t shmem) {
     CUR(c);

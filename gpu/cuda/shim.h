@@ -51,6 +51,8 @@ CUresult rg_event_elapsed(CUcontext ctx, float *ms, CUevent a, CUevent b);
 CUresult rg_module_load(CUcontext ctx, CUmodule *m, const void *image);
 CUresult rg_module_unload(CUcontext ctx, CUmodule m);
 CUresult rg_module_function(CUcontext ctx, CUfunction *f, CUmodule m, const char *name);
+// rg_module_global: the device address and size of a module's global.
+CUresult rg_module_global(CUcontext ctx, CUdeviceptr *p, size_t *size, CUmodule m, const char *name);
 // How many blocks of f (block threads, shmem bytes of dynamic shared
 // memory) one multiprocessor holds at once.
 CUresult rg_resident_blocks(CUcontext ctx, int *n, CUfunction f, int block, size_t shmem);

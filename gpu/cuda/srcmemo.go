@@ -35,7 +35,10 @@ type srcKey struct {
 type srcEntry struct {
 	snap *gpu.Pipeline // the pipeline as it was when src was generated
 	cond *gpu.Expr     // and the condition
-	src  string
+	src  string        // with its constants hoisted (constants.go)
+	// consts are the words of the module's constant array for this
+	// pipeline's literals.
+	consts []uint64
 	// Both read once: moduleFor hashes, and raisesFlags searches, the whole
 	// source, a cost on every run otherwise.
 	mod    *module // src's module, once loaded (entryModule)
@@ -48,7 +51,8 @@ type srcMemo struct {
 }
 
 // entryModule returns e's loaded module (moduleFor; file names it), loading
-// it on first use. Callers hold d.mu.
+// it on first use, with its constant array holding e's constants for the
+// kernels launched next. Callers hold d.mu.
 func (d *Device) entryModule(e *srcEntry, file string) (*module, error) {
 	if e.mod == nil {
 		mod, err := d.moduleFor(e.src, file)
@@ -56,6 +60,9 @@ func (d *Device) entryModule(e *srcEntry, file string) (*module, error) {
 			return nil, err
 		}
 		e.mod = mod
+	}
+	if err := d.setConstants(e.mod, e.consts); err != nil {
+		return nil, err
 	}
 	return e.mod, nil
 }
@@ -82,7 +89,8 @@ func (d *Device) memoEntry(k srcKey, gen func() (string, error)) (*srcEntry, err
 		}
 		m.order = append(m.order, k)
 	}
-	e = &srcEntry{snap: clonePipeline(k.p), cond: cloneExpr(k.cond), src: s, raises: raisesFlags(s)}
+	s, consts := hoistConstants(s)
+	e = &srcEntry{snap: clonePipeline(k.p), cond: cloneExpr(k.cond), src: s, consts: consts, raises: raisesFlags(s)}
 	m.src[k] = e
 	return e, nil
 }

@@ -17,6 +17,17 @@ struct Args { uint64_t a[256]; };
 
 #define I128(hi, lo) ((i128)(((u128)(uint64_t)(hi) << 64) | (u128)(uint64_t)(lo)))
 
+// A query's constants (its literals: dates, thresholds, codes) are written
+// as RG_K64/RG_KF64/RG_KF32/RG_K128 of their bits. Before a source is
+// compiled, each is moved to a word of rg_k, the module's __constant__
+// array that the host fills before a launch (constants.go), so that the
+// same query with other constants is the same source and compiles once.
+// Written as they are, they are the literals themselves.
+#define RG_K64(bits) ((long long)(bits))
+#define RG_KF64(bits) __longlong_as_double((long long)(bits))
+#define RG_KF32(bits) __int_as_float((int)(bits))
+#define RG_K128(hi, lo) I128(hi, lo)
+
 // Flag bits a kernel raises in its status word (status[0]).
 #define RG_OVERFLOW 1u
 #define RG_INEXACT_FLOAT 2u
