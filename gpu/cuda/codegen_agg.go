@@ -483,12 +483,12 @@ func updatePartial(g *exprGen, group, name, nn string, l aggLayout, pv, pn []str
 		acc := fmt.Sprintf("&T[(%s) * W + %d]", group, l.val)
 		if l.arg.Kind == gpu.Decimal128 {
 			g.line("    const i128 x = (i128)%s; const long long xl = (long long)x;", v)
-			g.line("    if ((i128)xl != x) rg_atomic_add192(%s, x); else {", acc)
+			g.line("    if ((i128)xl != x) rg_atomic_add192_rare(%s, x); else {", acc)
 		} else {
 			g.line("    const long long xl = (long long)%s; {", v)
 		}
 		g.line("      const long long s = (long long)((unsigned long long)%s + (unsigned long long)xl);", name)
-		g.line("      if (((%s ^ s) & (xl ^ s)) < 0) { rg_atomic_add192(%s, (i128)%s); %s = xl; } else %s = s;", name, acc, name, name, name)
+		g.line("      if (((%s ^ s) & (xl ^ s)) < 0) { rg_atomic_add192_rare(%s, (i128)%s); %s = xl; } else %s = s;", name, acc, name, name, name)
 		g.line("    }")
 	case l.arg.Kind == gpu.Decimal128:
 		g.line("    if ((i128)%s %s %s) %s = (i128)%s;", v, map[bool]string{true: ">", false: "<"}[isMax], name, name, v)
@@ -504,14 +504,14 @@ func updatePartial(g *exprGen, group, name, nn string, l aggLayout, pv, pn []str
 // the table with one atomic per warp and word.
 func flushGroup(b *strings.Builder, gi int, ap *aggPlan) {
 	fmt.Fprintf(b, "  {\n    uint64_t *R = T + %d * W;\n", gi)
-	fmt.Fprintf(b, "    const uint64_t c = rg_warp_sum64(cnt%d);\n    if (lane == 0 && c) atomicAdd((unsigned long long *)&R[0], (unsigned long long)c);\n", gi)
+	fmt.Fprintf(b, "    const uint64_t c = rg_warp_total64(cnt%d);\n    if (lane == 0 && c) atomicAdd((unsigned long long *)&R[0], (unsigned long long)c);\n", gi)
 	for j, l := range ap.aggs {
 		if l.a.Kind == gpu.AggCountStar {
 			continue
 		}
 		name := partialName(gi, j)
 		nn := fmt.Sprintf("nn%d_%d", gi, j)
-		fmt.Fprintf(b, "    const uint64_t %s = rg_warp_sum64(%s);\n", nn, nnName(gi, j, l))
+		fmt.Fprintf(b, "    const uint64_t %s = rg_warp_total64(%s);\n", nn, nnName(gi, j, l))
 		if l.a.Kind == gpu.AggCount {
 			fmt.Fprintf(b, "    if (lane == 0 && %s) atomicAdd((unsigned long long *)&R[%d], (unsigned long long)%s);\n", nn, l.val, nn)
 			continue
@@ -525,7 +525,7 @@ func flushGroup(b *strings.Builder, gi int, ap *aggPlan) {
 			fmt.Fprintf(b, "    { double s = %s; for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);\n", name)
 			fmt.Fprintf(b, "      if (lane == 0 && %s) atomicAdd((double *)&R[%d], s); }\n", nn, l.val)
 		case l.a.Kind == gpu.AggSum:
-			fmt.Fprintf(b, "    { const i128 s = rg_warp_sum128((i128)%s); if (lane == 0 && s != 0) rg_atomic_add192(&R[%d], s); }\n", name, l.val)
+			fmt.Fprintf(b, "    rg_flush_sum128(&R[%d], (i128)%s);\n", l.val, name)
 		case l.arg.Kind == gpu.Decimal128:
 			cmp := map[bool]string{true: ">", false: "<"}[isMax]
 			fmt.Fprintf(b, "    { i128 s = %s; for (int o = 16; o > 0; o >>= 1) {\n", name)
