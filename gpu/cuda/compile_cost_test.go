@@ -57,7 +57,7 @@ func TestCompileCost(t *testing.T) {
 	// The utility module first, in a process that has compiled nothing yet
 	// (rigel compiles it when the device opens); again below, after the
 	// others.
-	util := preludeSrc + utilSrc
+	util := utilFile.src
 	fmt.Fprintf(&b, "utility module, first compile of the process: %v\n", timed(util, "rigel_util.cu", opts))
 	fmt.Fprintf(&b, "utility module, second compile: %v\n", timed(util, "rigel_util.cu", opts))
 	// The prelude alone, with one empty kernel: the fixed cost of a source.

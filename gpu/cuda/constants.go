@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -32,7 +33,8 @@ const constArray = "rg_k"
 
 // hoistConstants returns src with every constant marker read from rg_k,
 // and the words rg_k holds, in slot order. A source without markers comes
-// back as it is.
+// back as it is. The prelude holds no marker (its macros are written with
+// parameters, not hex words).
 func hoistConstants(src string) (string, []uint64) {
 	var words []uint64
 	word := func(hex string) uint64 {
@@ -57,7 +59,12 @@ func hoistConstants(src string) (string, []uint64) {
 	if len(words) == 0 {
 		return src, nil
 	}
+	// The declaration goes after the prelude, where the kernel's own code
+	// begins: what reads a source past its prelude (raisesFlags) reads it.
 	decl := fmt.Sprintf("__constant__ unsigned long long %s[%d];\n", constArray, len(words))
+	if rest, ok := strings.CutPrefix(out, preludeSrc); ok {
+		return preludeSrc + decl + rest, words
+	}
 	return decl + out, words
 }
 

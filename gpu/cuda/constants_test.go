@@ -14,7 +14,7 @@ func TestHoistConstants(t *testing.T) {
 	src := "x <= RG_K64(0x00000000000028e4ull) && d > RG_KF64(0x3ff0000000000000ull) && " +
 		"v < RG_K128(0xffffffffffffffffull, 0xfffffffffffffff6ull) && f == RG_KF32(0x000000003f800000ull)"
 	got, words := hoistConstants(src)
-	want := "__constant__ unsigned long long rg_k[5];\n" +
+	want := "__constant__ unsigned long long rg_k[5];\n" + // no prelude here: at the top
 		"x <= ((long long)rg_k[0]) && d > __longlong_as_double((long long)rg_k[1]) && " +
 		"v < I128(rg_k[2], rg_k[3]) && f == __int_as_float((int)rg_k[4])"
 	if got != want {
@@ -26,6 +26,27 @@ func TestHoistConstants(t *testing.T) {
 	}
 	if s, w := hoistConstants("no constants"); s != "no constants" || w != nil {
 		t.Fatalf("a source without markers changed: %q %v", s, w)
+	}
+}
+
+// TestHoistKeepsPreludeFirst: a generated source keeps the prelude at its
+// start once hoisted, so that what looks past the prelude still sees only
+// the kernel's code: raisesFlags said yes for every kernel with a constant
+// while the declaration came first, and each such run read the status
+// word back (one host wait more per pipeline, TPC-H SF10 run v20).
+func TestHoistKeepsPreludeFirst(t *testing.T) {
+	for _, s := range samplePipelines() {
+		src, err := pipelineSource(s.p, s.dictLen)
+		if err != nil {
+			continue
+		}
+		h, words := hoistConstants(src)
+		if len(words) > 0 && !strings.HasPrefix(h, preludeSrc+"__constant__") {
+			t.Errorf("%s: the hoisted source does not begin with the prelude, then rg_k", s.name)
+		}
+		if raisesFlags(h) != raisesFlags(src) {
+			t.Errorf("%s: raisesFlags %v hoisted, %v before", s.name, raisesFlags(h), raisesFlags(src))
+		}
 	}
 }
 

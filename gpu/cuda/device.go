@@ -27,9 +27,6 @@ import (
 //go:embed kernels/prelude.cuh
 var preludeSrc string
 
-//go:embed kernels/util.cu
-var utilSrc string
-
 // stagingChunk is the size of each of the two pinned upload buffers.
 const stagingChunk = 16 << 20
 
@@ -60,10 +57,14 @@ type Device struct {
 	// mods are the loaded modules by their source text: a map lookup
 	// hashes it far faster than the disk cache's SHA-256 key, which is
 	// computed only on a miss (every pipeline run looks its module up).
-	mods       map[string]*module
-	util, join *module
-	status     uint64 // 4-byte device word kernels raise flags in
-	closed     bool
+	mods map[string]*module
+	// The hand-written modules (kernelfiles.go), once loaded.
+	util, join, sortRange, topk, bitonic *module
+	// pending are the background compiles (kernelfiles.go) not yet
+	// taken by moduleFor, by source text.
+	pending map[string]*pendingCompile
+	status  uint64 // 4-byte device word kernels raise flags in
+	closed  bool
 	// opCtx is the running operation's ctx, which launches and waits
 	// check (cancel.go; d.mu).
 	opCtx context.Context
@@ -100,7 +101,7 @@ func Open() (*Device, error) {
 	if err := loadNVRTC(); err != nil {
 		return nil, err
 	}
-	d := &Device{mods: map[string]*module{}}
+	d := &Device{mods: map[string]*module{}, pending: map[string]*pendingCompile{}}
 	if err := check(C.rg_device_get(&d.dev, 0), "cuDeviceGet 0"); err != nil {
 		return nil, fmt.Errorf("%v: %w", err, gpu.ErrNoDevice)
 	}
@@ -165,7 +166,12 @@ func (d *Device) init() error {
 	if d.status, err = d.cx.alloc(8, "kernel status word"); err != nil {
 		return err
 	}
-	if d.util, err = d.moduleFor(preludeSrc+utilSrc, "rigel_util.cu"); err != nil {
+	// The join and sort kernels compile in the background while the
+	// utility module, which every query needs, compiles here.
+	for _, f := range backgroundFiles {
+		d.prefetch(f)
+	}
+	if d.util, err = d.moduleFor(utilFile.src, utilFile.name); err != nil {
 		return err
 	}
 	var name [256]C.char
@@ -191,20 +197,39 @@ func (d *Device) moduleFor(src, name string) (*module, error) {
 	if m, ok := d.mods[src]; ok {
 		return m, nil
 	}
+	if p, ok := d.pending[src]; ok {
+		delete(d.pending, src)
+		<-p.done // counted and traced when it finished
+		if p.err != nil {
+			return nil, p.err
+		}
+		return d.load(src, p.cubin)
+	}
 	t0 := time.Now()
 	cubin, compiled, err := compileCached(src, name, d.arch)
 	if err != nil {
 		return nil, err
 	}
 	if compiled {
-		ns := time.Since(t0).Nanoseconds()
-		d.st.compiled.Add(1)
-		d.st.compileNanos.Add(ns)
-		if traceKernels {
-			fmt.Fprintf(os.Stderr, "rigel: compiled %s (%d bytes) in %.1f ms\n", name, len(src), float64(ns)/1e6)
-		}
-		dumpKernelSource(src, name)
+		d.countCompile(src, name, time.Since(t0), "")
 	}
+	return d.load(src, cubin)
+}
+
+// countCompile adds a compile to the stats, the trace (RIGEL_TRACE) and
+// the dump folder (RIGEL_KERNEL_DUMP); how says where it ran, if not in
+// the query's way.
+func (d *Device) countCompile(src, name string, took time.Duration, how string) {
+	d.st.compiled.Add(1)
+	d.st.compileNanos.Add(took.Nanoseconds())
+	if traceKernels {
+		fmt.Fprintf(os.Stderr, "rigel: compiled %s (%d bytes) in %.1f ms%s\n", name, len(src), float64(took.Nanoseconds())/1e6, how)
+	}
+	dumpKernelSource(src, name)
+}
+
+// load loads a CUBIN as src's module. Callers hold d.mu or are in Open.
+func (d *Device) load(src string, cubin []byte) (*module, error) {
 	m, err := d.cx.loadModule(cubin)
 	if err != nil {
 		return nil, err

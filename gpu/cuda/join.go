@@ -41,17 +41,9 @@ const (
 	statusBadIndex = 16
 )
 
-// joinModule returns the join kernels, compiled on first use.
-func (d *Device) joinModule() (*module, error) {
-	if d.join == nil {
-		m, err := d.moduleFor(preludeSrc+joinFindSrc+joinSrc, "rigel_join.cu")
-		if err != nil {
-			return nil, err
-		}
-		d.join = m
-	}
-	return d.join, nil
-}
+// joinModule returns the join kernels (compiled in the background from
+// Open; loaded on first use).
+func (d *Device) joinModule() (*module, error) { return d.loaded(&d.join, joinFile) }
 
 // HashJoin returns the (probe row, build row) pairs of equal keys: a hash
 // table over the build side (rg_join_build), then two passes over the probe

@@ -64,7 +64,9 @@ func itoa(i int) string {
 func TestNVRTCCompilesKernels(t *testing.T) {
 	skipNoNVRTC(t)
 	t.Logf("%s", nvrtcVer)
-	compileClean(t, "rigel_util.cu", preludeSrc+utilSrc)
+	for _, f := range append([]kernelFile{utilFile}, backgroundFiles...) {
+		compileClean(t, f.name, f.src)
+	}
 	for _, s := range samplePipelines() {
 		src, err := pipelineSource(s.p, s.dictLen)
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 // power of two); larger sorts are left to the engine's host device.
 const maxSortRows = gpu.MaxSortRows
 
-// sortKind codes match the SK_* constants of kernels/util.cu.
+// sortKind codes match the SK_* constants of kernels/sort_keys.cuh.
 func sortKind(k gpu.Kind) uint64 {
 	switch k {
 	case gpu.Bool:
@@ -153,7 +153,7 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 }
 
 // sortRanges returns the sort keys' ranges over rows 0..n-1 (a temp of 4
-// words per key, util.cu: rg_sort_skip for string keys, then
+// words per key, sort_range.cu: rg_sort_skip for string keys, then
 // rg_sort_range), from which the sort kernels build each row's normalized
 // key (rg_sort_prefix).
 func (d *Device) sortRanges(n, nkeys int, kargs []uint64, tmp *temps) (uint64, error) {
@@ -168,25 +168,30 @@ func (d *Device) sortRanges(n, nkeys int, kargs []uint64, tmp *temps) (uint64, e
 	if err := d.cx.memset(ranges, 0, size, d.stream); err != nil {
 		return 0, err
 	}
+	mod, err := d.loaded(&d.sortRange, sortRangeFile)
+	if err != nil {
+		return 0, err
+	}
 	args := append([]uint64{uint64(n), uint64(nkeys), ranges}, kargs...)
 	grid := d.gridFor(int64(n), blockThreads)
 	for k := 0; k < nkeys; k++ {
 		if kargs[keyWords*k+2] == sortKind(gpu.Str) {
-			if err := d.timedLaunch(d.util, "rg_sort_skip", grid, blockThreads, 0, args); err != nil {
+			if err := d.timedLaunch(mod, "rg_sort_skip", grid, blockThreads, 0, args); err != nil {
 				return 0, err
 			}
 			break
 		}
 	}
-	return ranges, d.timedLaunch(d.util, "rg_sort_range", grid, blockThreads, 0, args)
+	return ranges, d.timedLaunch(mod, "rg_sort_range", grid, blockThreads, 0, args)
 }
 
 // keyWords is the Args words of one sort key (keyArgs).
 const keyWords = 5
 
 // sortRanks returns each row's place in the sorted order (a temp of n
-// uint32): a bitonic sort of the row list (util.cu: rg_bitonic_tiles, then
-// per size rg_bitonic_step and rg_bitonic_merge), then rg_order_rank.
+// uint32): a bitonic sort of the row list (bitonic.cu: rg_bitonic_tiles,
+// then per size rg_bitonic_step and rg_bitonic_merge), then util.cu's
+// rg_order_rank.
 func (d *Device) sortRanks(n, nkeys int, kargs []uint64, tmp *temps) (uint64, error) {
 	N := max(topKTile, nextPow2(n))
 	var ranges uint64 // one tile: rg_bitonic_tiles takes the ranges itself
@@ -208,20 +213,24 @@ func (d *Device) sortRanks(n, nkeys int, kargs []uint64, tmp *temps) (uint64, er
 	if err != nil {
 		return 0, err
 	}
+	mod, err := d.loaded(&d.bitonic, bitonicFile)
+	if err != nil {
+		return 0, err
+	}
 	args := append([]uint64{uint64(n), uint64(N), order, 0, 0, uint64(nkeys), pref, ranges}, kargs...)
 	tiles := min(N/topKTile, d.sms*8)
-	if err := d.timedLaunch(d.util, "rg_bitonic_tiles", tiles, blockThreads, 0, args); err != nil {
+	if err := d.timedLaunch(mod, "rg_bitonic_tiles", tiles, blockThreads, 0, args); err != nil {
 		return 0, err
 	}
 	for k := 2 * topKTile; k <= N; k <<= 1 {
 		args[3] = uint64(k)
 		for j := k / 2; j >= topKTile; j >>= 1 {
 			args[4] = uint64(j)
-			if err := d.timedLaunch(d.util, "rg_bitonic_step", d.gridFor(int64(N/2), blockThreads), blockThreads, 0, args); err != nil {
+			if err := d.timedLaunch(mod, "rg_bitonic_step", d.gridFor(int64(N/2), blockThreads), blockThreads, 0, args); err != nil {
 				return 0, err
 			}
 		}
-		if err := d.timedLaunch(d.util, "rg_bitonic_merge", tiles, blockThreads, 0, args); err != nil {
+		if err := d.timedLaunch(mod, "rg_bitonic_merge", tiles, blockThreads, 0, args); err != nil {
 			return 0, err
 		}
 	}
@@ -314,6 +323,12 @@ func (d *Device) topKCandidates(ctx context.Context, in []gpu.Column, keys []gpu
 		return nil, err
 	}
 	var list uint64 // 0: rows 0..m-1
+	var topk *module
+	if m > topKThreshold {
+		if topk, err = d.loaded(&d.topk, topkFile); err != nil {
+			return nil, err
+		}
+	}
 	for m > topKThreshold {
 		tiles := (m + topKTile - 1) / topKTile
 		next := (tiles-1)*limit + min(limit, m-(tiles-1)*topKTile)
@@ -322,7 +337,7 @@ func (d *Device) topKCandidates(ctx context.Context, in []gpu.Column, keys []gpu
 			return nil, err
 		}
 		args := append([]uint64{uint64(m), uint64(len(keys)), uint64(limit), list, buf, ranges}, kargs...)
-		if err := d.timedLaunch(d.util, "rg_topk_block", min(tiles, d.sms*8), blockThreads, 0, args); err != nil {
+		if err := d.timedLaunch(topk, "rg_topk_block", min(tiles, d.sms*8), blockThreads, 0, args); err != nil {
 			return nil, err
 		}
 		list, m = buf, next
