@@ -22,27 +22,21 @@ import (
 // compiled, as queries of one session do. DuckDB's time for the same query
 // is beside it; hot runs follow.
 func benchFirstRun(ctx context.Context, ef *engineFlags, nums []int, runs int, out string) error {
-	cache, err := os.MkdirTemp("", "rigel-first-run-kernels-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(cache)
-	if err := os.Setenv("RIGEL_KERNEL_CACHE", cache); err != nil {
-		return err
-	}
-	// NVRTC 13 keeps its own cache of compiled programs in the CUDA
-	// driver's compute cache (~/.nv/ComputeCache unless CUDA_CACHE_PATH
-	// names another folder), across processes: a machine that compiled the
-	// same sources before answers in a tenth of the time. A first run is
-	// on a machine that did not, so that cache starts empty too. The driver
-	// reads the variable when the device opens, below.
-	driverCache, err := os.MkdirTemp("", "rigel-first-run-cuda-cache-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(driverCache)
-	if err := os.Setenv("CUDA_CACHE_PATH", driverCache); err != nil {
-		return err
+	// rigel's kernel cache starts empty, and so does NVRTC's own: NVRTC 13
+	// keeps compiled programs in the CUDA driver's compute cache
+	// (~/.nv/ComputeCache unless CUDA_CACHE_PATH names another folder),
+	// across processes, and a machine that compiled the same sources
+	// before answers in a tenth of the time. The driver reads the variable
+	// when the device opens, below.
+	for _, env := range []string{"RIGEL_KERNEL_CACHE", "CUDA_CACHE_PATH"} {
+		dir, err := os.MkdirTemp("", "rigel-first-run-"+strings.ToLower(env)+"-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if err := os.Setenv(env, dir); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	eng, closeAll, err := openEngine(ef)

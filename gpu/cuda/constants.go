@@ -31,6 +31,10 @@ var constMarker = regexp.MustCompile(`RG_K(64|F64|F32|128)\((0x[0-9a-f]{16})ull(
 // constArray is the name of the module's constant array.
 const constArray = "rg_k"
 
+// maxConstWords bounds rg_k at half of the 64 KiB of constant memory a
+// module may declare.
+const maxConstWords = 4096
+
 // hoistConstants returns src with every constant marker read from rg_k,
 // and the words rg_k holds, in slot order. A source without markers comes
 // back as it is. The prelude holds no marker (its macros are written with
@@ -56,7 +60,9 @@ func hoistConstants(src string) (string, []uint64) {
 		words = append(words, word(g[3]))
 		return fmt.Sprintf("I128(%s[%d], %s[%d])", constArray, i, constArray, i+1)
 	})
-	if len(words) == 0 {
+	if len(words) == 0 || len(words) > maxConstWords {
+		// More than constant memory holds (a long IN list): the markers
+		// stay, and compile as the literals themselves (prelude.cuh).
 		return src, nil
 	}
 	// The declaration goes after the prelude, where the kernel's own code

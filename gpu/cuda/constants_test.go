@@ -27,6 +27,10 @@ func TestHoistConstants(t *testing.T) {
 	if s, w := hoistConstants("no constants"); s != "no constants" || w != nil {
 		t.Fatalf("a source without markers changed: %q %v", s, w)
 	}
+	long := strings.Repeat("x == RG_K64(0x0000000000000001ull) || ", maxConstWords+1)
+	if s, w := hoistConstants(long); s != long || w != nil {
+		t.Fatalf("%d constants, more than rg_k holds, were hoisted (%d words)", maxConstWords+1, len(w))
+	}
 }
 
 // TestHoistKeepsPreludeFirst: a generated source keeps the prelude at its
