@@ -62,7 +62,7 @@ func (c exprConv) convert(e expr.Expression) (*gpu.Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			if then, err = cast(then, t); err != nil {
+			if then, err = caseBranch(then, t); err != nil {
 				return nil, err
 			}
 			args = append(args, cond, then)
@@ -73,7 +73,7 @@ func (c exprConv) convert(e expr.Expression) (*gpu.Expr, error) {
 			if els, err = c.convert(x.Else()); err != nil {
 				return nil, err
 			}
-			if els, err = cast(els, t); err != nil {
+			if els, err = caseBranch(els, t); err != nil {
 				return nil, err
 			}
 		} else {
@@ -501,6 +501,21 @@ func cast(e *gpu.Expr, t gpu.Type) (*gpu.Expr, error) {
 		}
 	}
 	return gpu.Call(gpu.OpCast, t, e), nil
+}
+
+// caseBranch is e as a branch of a CASE of type t. A CASE's branches have
+// its type, precision included, where cast leaves a decimal whose
+// precision only widens as it is: DuckDB types CASE and COALESCE of a
+// DECIMAL(7,2) column and 0 as DECIMAL(12,2) (TPC-DS q40, q80).
+func caseBranch(e *gpu.Expr, t gpu.Type) (*gpu.Expr, error) {
+	v, err := cast(e, t)
+	if err != nil {
+		return nil, err
+	}
+	if v.Type.Kind == t.Kind && v.Type.Precision != t.Precision {
+		return gpu.Call(gpu.OpCast, t.WithNullable(v.Type.Nullable), v), nil
+	}
+	return v, nil
 }
 
 func castable(from, to gpu.Type) bool {

@@ -331,7 +331,7 @@ func (c exprConv) numericCall(fn substrait.Func, o *fnOpts, out gpu.Type, args [
 		}
 		var parts []*gpu.Expr
 		for i, a := range args {
-			v, err := cast(a, out.WithNullable(a.Type.Nullable))
+			v, err := caseBranch(a, out.WithNullable(a.Type.Nullable))
 			if err != nil {
 				return nil, err
 			}

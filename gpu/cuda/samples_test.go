@@ -108,6 +108,9 @@ func samplePipelines() []samplePipeline {
 		call(gpu.OpCast, nul(tI8), c[4]),
 		call(gpu.OpCast, nul(dec64(18, 4)), c[8]),
 		call(gpu.OpCast, nul(dec64(10, 0)), c[8]),
+		// A CASE branch widened to the CASE's precision (coalesce of a
+		// DECIMAL(15,2) and 0, typed DECIMAL(18,2)).
+		call(gpu.OpCase, nul(dec64(18, 2)), call(gpu.OpIsNotNull, tBool, c[8]), call(gpu.OpCast, nul(dec64(18, 2)), c[8]), ci(dec64(18, 2), 0)),
 		call(gpu.OpCast, nul(tI32), c[9]),
 		call(gpu.OpCast, nul(tF64), c[8]),
 		call(gpu.OpCast, nul(tF32), c[9]),

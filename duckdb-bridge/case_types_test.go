@@ -1,0 +1,42 @@
+package duckdbbridge
+
+import (
+	"database/sql"
+	"strings"
+	"testing"
+
+	"github.com/rigel-db/rigel/gpu/host"
+)
+
+// A CASE or COALESCE whose branches are decimals of a narrower precision
+// than the CASE's own (DuckDB types coalesce(DECIMAL(7,2), 0) as
+// DECIMAL(12,2)) runs whole on the device and equals DuckDB; it failed
+// while running with "ill-typed expression" (TPC-DS q40 and q80: the
+// smallest case is sum(coalesce(cr_refunded_cash, 0))).
+func TestCaseOfNarrowerDecimals(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(`CREATE TABLE cr AS SELECT i AS id,
+  CASE WHEN i % 3 = 0 THEN NULL ELSE CAST(i / 3.0 AS DECIMAL(7,2)) END AS cash,
+  CAST(i * 1.5 AS DECIMAL(5,1)) AS fee FROM range(40) r(i)`); err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(db, "case-types", host.New(), "")
+	for _, q := range []string{
+		"SELECT sum(coalesce(cash, 0)) FROM cr",
+		"SELECT id, coalesce(cash, 0) AS c FROM cr ORDER BY id",
+		"SELECT max(coalesce(cash, fee, 0)), min(coalesce(cash, 2)) FROM cr",
+		"SELECT sum(CASE WHEN cash > 1 THEN cash ELSE 0 END) FROM cr",
+		"SELECT id, CASE WHEN cash > 5 THEN cash WHEN id > 30 THEN fee ELSE 0.5 END AS c FROM cr ORDER BY id",
+	} {
+		t.Run(q, func(t *testing.T) {
+			where, reason := queryLikeDuckDB(t, e, q)
+			if where != OnHost || strings.HasPrefix(reason, "partly") {
+				t.Fatalf("ran on %s (%s), want the host device whole", where, reason)
+			}
+		})
+	}
+}
