@@ -160,13 +160,6 @@ func i128Words(v *big.Int) (hi, lo uint64) {
 	return hi, lo
 }
 
-func i64Lit(v int64) string {
-	if v == math.MinInt64 {
-		return "(-9223372036854775807LL - 1)"
-	}
-	return fmt.Sprintf("%dLL", v)
-}
-
 func pow10(n int32) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
 
 // rangeOf gives the inclusive bounds a value of type t must lie within.
