@@ -2,7 +2,6 @@ package duckdbbridge
 
 import (
 	"database/sql"
-	"strings"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu/host"
@@ -25,18 +24,11 @@ func TestCaseOfNarrowerDecimals(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := NewEngine(db, "case-types", host.New(), "")
-	for _, q := range []string{
+	checkWholeOnHost(t, e, []string{
 		"SELECT sum(coalesce(cash, 0)) FROM cr",
 		"SELECT id, coalesce(cash, 0) AS c FROM cr ORDER BY id",
 		"SELECT max(coalesce(cash, fee, 0)), min(coalesce(cash, 2)) FROM cr",
 		"SELECT sum(CASE WHEN cash > 1 THEN cash ELSE 0 END) FROM cr",
 		"SELECT id, CASE WHEN cash > 5 THEN cash WHEN id > 30 THEN fee ELSE 0.5 END AS c FROM cr ORDER BY id",
-	} {
-		t.Run(q, func(t *testing.T) {
-			where, reason := queryLikeDuckDB(t, e, q)
-			if where != OnHost || strings.HasPrefix(reason, "partly") {
-				t.Fatalf("ran on %s (%s), want the host device whole", where, reason)
-			}
-		})
-	}
+	})
 }

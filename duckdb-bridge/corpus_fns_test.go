@@ -37,18 +37,11 @@ INSERT INTO fe VALUES
 // Each query runs whole on the host device and equals DuckDB's answer.
 func TestCorpusFunctionsOnHost(t *testing.T) {
 	e := NewEngine(openFloatEdgesDB(t), "corpus-fns", host.New(), "")
-	for _, q := range []string{
+	checkWholeOnHost(t, e, []string{
 		"SELECT id, sign(x) AS a, sign(r) AS b FROM fe",
 		"SELECT id, sign(x) FROM fe WHERE sign(x) = 0",
 		"SELECT id, make_date(y, m, d) AS a, dayofweek(make_date(y, m, d)) AS w FROM fe",
-	} {
-		t.Run(q, func(t *testing.T) {
-			where, reason := queryLikeDuckDB(t, e, q)
-			if where != OnHost || strings.HasPrefix(reason, "partly") {
-				t.Fatalf("ran on %s (%s), want the host device whole", where, reason)
-			}
-		})
-	}
+	})
 }
 
 // make_date of a day that does not exist fails on the device as in DuckDB;

@@ -3,6 +3,7 @@ package duckdbbridge
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu/host"
@@ -28,6 +29,20 @@ func queryLikeDuckDB(t *testing.T, e *Engine, q string) (Where, string) {
 		t.Fatalf("%s (ran on %s): %v", q, got.Where, err)
 	}
 	return got.Where, got.Reason
+}
+
+// checkWholeOnHost runs each query through e: it must run whole on the
+// host device (no part handed to DuckDB) and equal DuckDB.
+func checkWholeOnHost(t *testing.T, e *Engine, queries []string) {
+	t.Helper()
+	for _, q := range queries {
+		t.Run(q, func(t *testing.T) {
+			where, reason := queryLikeDuckDB(t, e, q)
+			if where != OnHost || strings.HasPrefix(reason, "partly") {
+				t.Fatalf("ran on %s (%s), want the host device whole", where, reason)
+			}
+		})
+	}
 }
 
 // checkRunOnDevice runs each query on the test database: it must run whole
