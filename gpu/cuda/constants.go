@@ -37,15 +37,18 @@ const maxConstWords = 4096
 
 // hoistConstants returns src with every constant marker read from rg_k,
 // and the words rg_k holds, in slot order. A source without markers comes
-// back as it is. The prelude holds no marker (its macros are written with
-// parameters, not hex words).
+// back as it is. Only the kernel's own code, past the prelude, is read:
+// the prelude holds no marker, and rg_k's declaration goes where the
+// kernel's code begins, so that what reads a source past its prelude
+// (raisesFlags) reads only that.
 func hoistConstants(src string) (string, []uint64) {
+	code, afterPrelude := strings.CutPrefix(src, preludeSrc)
 	var words []uint64
 	word := func(hex string) uint64 {
 		v, _ := strconv.ParseUint(hex[2:], 16, 64) // the pattern admits 16 hex digits only
 		return v
 	}
-	out := constMarker.ReplaceAllStringFunc(src, func(m string) string {
+	code = constMarker.ReplaceAllStringFunc(code, func(m string) string {
 		g := constMarker.FindStringSubmatch(m)
 		i := len(words)
 		words = append(words, word(g[2]))
@@ -65,13 +68,11 @@ func hoistConstants(src string) (string, []uint64) {
 		// stay, and compile as the literals themselves (prelude.cuh).
 		return src, nil
 	}
-	// The declaration goes after the prelude, where the kernel's own code
-	// begins: what reads a source past its prelude (raisesFlags) reads it.
-	decl := fmt.Sprintf("__constant__ unsigned long long %s[%d];\n", constArray, len(words))
-	if rest, ok := strings.CutPrefix(out, preludeSrc); ok {
-		return preludeSrc + decl + rest, words
+	code = fmt.Sprintf("__constant__ unsigned long long %s[%d];\n", constArray, len(words)) + code
+	if afterPrelude {
+		return preludeSrc + code, words
 	}
-	return decl + out, words
+	return code, words
 }
 
 // setConstants makes m's rg_k hold words before the kernels launched next

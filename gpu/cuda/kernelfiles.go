@@ -52,16 +52,10 @@ type pendingCompile struct {
 	err   error
 }
 
-// prefetch starts compiling f (through the kernel cache) in the background,
-// unless its module is loaded or already coming; moduleFor takes the
-// result. Callers hold d.mu or are in Open.
+// prefetch starts compiling f (through the kernel cache) in the
+// background; moduleFor takes the result. Open calls it once per file,
+// before anything is loaded.
 func (d *Device) prefetch(f kernelFile) {
-	if _, ok := d.mods[f.src]; ok {
-		return
-	}
-	if _, ok := d.pending[f.src]; ok {
-		return
-	}
 	p := &pendingCompile{done: make(chan struct{})}
 	d.pending[f.src] = p
 	go func() {
