@@ -115,8 +115,9 @@ __device__ __forceinline__ uint64_t rg_sort_enc(const SortKey &K, uint32_t r) {
 // when a row of the key is null, and for a string key ~skip, skip being
 // the length of the prefix every non-null row's string shares (TPC-H's
 // s_name values all begin "Supplier#0000": with 8 bytes from the start
-// every prefix tied and each compare read the strings, 1.9 ms to sort Q20's
-// 1,804 rows, device run 4 of session 18).
+// every prefix tied and each compare read the strings: 1.9 ms to sort Q20's
+// 1,804 rows at SF10 on an H100 before the skip; `RIGEL_TRACE=1 rigel bench
+// tpch --queries 20` prints the sort's time).
 //
 // rg_sort_skip_add: the string keys' skips over rows from, from + step, ...
 // below n: each row's common prefix with row 0 (whose string, null or
@@ -190,8 +191,9 @@ __device__ __forceinline__ void rg_sort_range_add(const SortKey *keys, int nk, u
 // rg_row_cmp alone loaded key values from global memory at every step of
 // the network: a 2048-row tile took 0.12-0.17 ms for a top 20 of TPC-H
 // Q10's 381K groups at SF10, and a prefix of the first key alone made
-// Q16's sort twice as slow (its first key, a count, ties everywhere;
-// device runs 3 and 6 of session 17). Padding is above everything.
+// Q16's sort twice as slow (its first key, a count, ties everywhere; H100,
+// `RIGEL_TRACE=1 rigel bench tpch --queries 10,16` prints the sorts'
+// times). Padding is above everything.
 __device__ __forceinline__ uint64_t rg_sort_prefix(const SortKey *keys, int nk, const uint64_t *R, uint32_t r) {
     if (r == 0xffffffffu) return ~0ull;
     uint64_t pre = 0;
