@@ -123,7 +123,14 @@ type Stats struct {
 	KernelLaunches  int64
 	KernelsCompiled int64 // cache misses that ran the compiler
 	CompileNanos    int64 // the time those compiles took
-	DeviceNanos     int64 // time spent in kernels, from device events (see KernelTimer)
+	// KernelsAhead counts those of KernelsCompiled that compiled in the
+	// background (foreseen by Precompiler, or the device's own kernels
+	// from its start-up); CompileWaitNanos is the time runs stood waiting
+	// for the compiler: a compile in their way, or the rest of one
+	// started ahead.
+	KernelsAhead     int64
+	CompileWaitNanos int64
+	DeviceNanos      int64 // time spent in kernels, from device events (see KernelTimer)
 	// HostWaits counts the times the host stopped to wait for the device
 	// (to read back a row count, a status word or a result), and
 	// HostWaitNanos the wall time it spent waiting: the round trips that

@@ -27,6 +27,8 @@ type Executor struct {
 	// Files says which files ArrowFiles nodes may read; the zero value
 	// allows none.
 	Files ipcfiles.Access
+
+	foreseeState // the plans whose kernels were foreseen (precompile.go)
 }
 
 // RunStats says what one run did.
@@ -77,6 +79,11 @@ func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.Re
 	var slice *Slice
 	if s, ok := root.(*Slice); ok {
 		slice, root = s, s.Input
+	}
+	ran, done := context.WithCancel(ctx)
+	defer done()
+	if err := r.precompile(ctx, ran, root); err != nil {
+		return nil, nil, err
 	}
 	cols, err := r.node(ctx, root)
 	if err != nil {
@@ -148,6 +155,8 @@ type run struct {
 	// pins are the cached table columns the run's scans use: pinned so
 	// that eviction cannot free them before the run ends.
 	pins []*cacheEntry
+	// scanned are the scans loaded before the run (precompile.go).
+	scanned map[*Scan][]gpu.Column
 }
 
 func (r *run) releaseAll() {
@@ -171,10 +180,7 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
-	ch := n.Children()
-	if e, ok := n.(interface{ execChildren() []Node }); ok {
-		ch = e.execChildren()
-	}
+	ch := execChildren(n)
 	ins := make([][]gpu.Column, len(ch))
 	for i, c := range ch {
 		var err error
@@ -235,6 +241,9 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 		}
 		return out, nil
 	case *Scan:
+		if cols, ok := r.scanned[x]; ok {
+			return cols, nil
+		}
 		return r.x.Cache.get(ctx, r.x.Dev, r.x.Source, x, &r.st.Scan, &r.pins)
 	case *Pipeline:
 		out, err := r.pipeline(ctx, x, in)

@@ -284,11 +284,7 @@ func (r *run) broadcastPairs(ctx context.Context, nl, nr int) (gpu.Column, gpu.C
 	if err != nil {
 		return nil, nil, err
 	}
-	zeros, err := r.x.Dev.Run(ctx, &gpu.Pipeline{
-		Inputs:  []gpu.Type{gpu.JoinIndexType},
-		Project: []*gpu.Expr{gpu.Const(gpu.JoinIndexType, gpu.Value{})},
-		Sink:    gpu.SinkMaterialize,
-	}, []gpu.Column{rows})
+	zeros, err := r.x.Dev.Run(ctx, zerosPipeline, []gpu.Column{rows})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -299,46 +295,47 @@ func (r *run) broadcastPairs(ctx context.Context, nl, nr int) (gpu.Column, gpu.C
 	return zeros[0], rows, nil
 }
 
+// zerosPipeline writes a zero per row (broadcastPairs), noRowPipeline a
+// -1, "no row" (pad). Made once, so that every run hands the device the
+// same pipelines.
+var (
+	zerosPipeline = &gpu.Pipeline{
+		Inputs:  []gpu.Type{gpu.JoinIndexType},
+		Project: []*gpu.Expr{gpu.Const(gpu.JoinIndexType, gpu.Value{})},
+		Sink:    gpu.SinkMaterialize,
+	}
+	noRowPipeline = &gpu.Pipeline{
+		Inputs:  []gpu.Type{gpu.JoinIndexType},
+		Project: []*gpu.Expr{gpu.Const(gpu.JoinIndexType, gpu.Value{I64: -1})},
+		Sink:    gpu.SinkMaterialize,
+	}
+)
+
 // residual keeps the pairs for which j.Residual holds: the columns it
 // reads are gathered for every pair and one pipeline filters the pairs.
 func (r *run) residual(ctx context.Context, j *Join, left, right []gpu.Column, p, b gpu.Column) (gpu.Column, gpu.Column, error) {
-	nlc := len(left)
-	used := map[int]bool{}
-	gpu.MarkColumns(j.Residual, used)
+	all := append(append([]gpu.Column(nil), left...), right...)
+	types := make([]gpu.Type, len(all))
+	for i, c := range all {
+		types[i] = c.Type()
+	}
+	pipe, read := residualPipeline(j, types)
 	inputs := []gpu.Column{p, b}
-	types := []gpu.Type{gpu.JoinIndexType, gpu.JoinIndexType}
-	remap := map[int]int{}
-	for _, side := range []struct {
-		cols []gpu.Column
-		idx  gpu.Column
-		base int
-	}{{left, p, 0}, {right, b, nlc}} {
+	for side, idx := range []gpu.Column{p, b} {
 		var cols []gpu.Column
-		var at []int
-		for i := range side.cols {
-			if used[side.base+i] {
-				cols = append(cols, side.cols[i])
-				at = append(at, side.base+i)
+		for _, i := range read {
+			if (i < len(left)) == (side == 0) {
+				cols = append(cols, all[i])
 			}
 		}
 		if len(cols) == 0 {
 			continue
 		}
-		g, err := r.gather(ctx, cols, side.idx, false)
+		g, err := r.gather(ctx, cols, idx, false)
 		if err != nil {
 			return nil, nil, err
 		}
-		for k, c := range g {
-			remap[at[k]] = len(inputs)
-			inputs = append(inputs, c)
-			types = append(types, c.Type())
-		}
-	}
-	pipe := &gpu.Pipeline{
-		Inputs:  types,
-		Filter:  gpu.Renumbered(j.Residual, remap),
-		Project: []*gpu.Expr{gpu.Col(0, gpu.JoinIndexType), gpu.Col(1, gpu.JoinIndexType)},
-		Sink:    gpu.SinkMaterialize,
+		inputs = append(inputs, g...)
 	}
 	out, err := r.x.Dev.Run(ctx, pipe, inputs)
 	if err != nil {
@@ -348,17 +345,38 @@ func (r *run) residual(ctx context.Context, j *Join, left, right []gpu.Column, p
 	return out[0], out[1], nil
 }
 
+// residualPipeline is the pipeline residual runs for j over columns of
+// types (Left's then Right's): its inputs are the two row index columns,
+// then the columns j.Residual reads (read, in order: Left's, then
+// Right's), gathered at every pair; it keeps the pairs the residual holds
+// for.
+func residualPipeline(j *Join, types []gpu.Type) (pipe *gpu.Pipeline, read []int) {
+	used := map[int]bool{}
+	gpu.MarkColumns(j.Residual, used)
+	inputs := []gpu.Type{gpu.JoinIndexType, gpu.JoinIndexType}
+	remap := map[int]int{}
+	for i, t := range types {
+		if used[i] {
+			remap[i] = len(inputs)
+			inputs = append(inputs, t)
+			read = append(read, i)
+		}
+	}
+	return &gpu.Pipeline{
+		Inputs:  inputs,
+		Filter:  gpu.Renumbered(j.Residual, remap),
+		Project: []*gpu.Expr{gpu.Col(0, gpu.JoinIndexType), gpu.Col(1, gpu.JoinIndexType)},
+		Sink:    gpu.SinkMaterialize,
+	}, read
+}
+
 // pad appends the rows lost (unmatched on one side) to that side's index
 // column, and as many "no row" indexes to the other side's.
 func (r *run) pad(ctx context.Context, same, other, lost gpu.Column) (gpu.Column, gpu.Column, error) {
 	if lost.Len() == 0 {
 		return same, other, nil
 	}
-	none, err := r.x.Dev.Run(ctx, &gpu.Pipeline{
-		Inputs:  []gpu.Type{gpu.JoinIndexType},
-		Project: []*gpu.Expr{gpu.Const(gpu.JoinIndexType, gpu.Value{I64: -1})},
-		Sink:    gpu.SinkMaterialize,
-	}, []gpu.Column{lost})
+	none, err := r.x.Dev.Run(ctx, noRowPipeline, []gpu.Column{lost})
 	if err != nil {
 		return nil, nil, err
 	}

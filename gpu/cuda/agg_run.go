@@ -18,6 +18,18 @@ func nextPow2(n int) int {
 	return c
 }
 
+// dictLens is each column's dictionary size (0 where it has none): the
+// input planAggregate chooses a domain strategy by.
+func dictLens(cols []*column) []int {
+	n := make([]int, len(cols))
+	for i, c := range cols {
+		if c.dict != nil {
+			n[i] = c.dict.Len()
+		}
+	}
+	return n
+}
+
 func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n int, dictLen []int, st *strTables) ([]*column, error) {
 	ap, err := planAggregate(p, dictLen)
 	if err != nil {

@@ -60,7 +60,7 @@ type Device struct {
 	mods map[string]*module
 	// The hand-written modules (kernelfiles.go), once loaded.
 	util, join, sortRange, topk, bitonic *module
-	// pending are the background compiles (kernelfiles.go) not yet
+	// pending are the background compiles (compile_ahead.go) not yet
 	// taken by moduleFor, by source text.
 	pending map[string]*pendingCompile
 	status  uint64 // 4-byte device word kernels raise flags in
@@ -70,7 +70,7 @@ type Device struct {
 	opCtx context.Context
 
 	st struct {
-		up, down, launches, compiled, compileNanos, nanos, waits, waitNanos atomic.Int64
+		up, down, launches, compiled, compileNanos, ahead, compileWait, nanos, waits, waitNanos atomic.Int64
 	}
 	// direct: blocks allocated outside the pool and their sizes (d.mu).
 	direct      map[uint64]int64
@@ -168,9 +168,7 @@ func (d *Device) init() error {
 	}
 	// The join and sort kernels compile in the background while the
 	// utility module, which every query needs, compiles here.
-	for _, f := range backgroundFiles {
-		d.prefetch(f)
-	}
+	d.compileAhead(context.Background(), backgroundFiles)
 	if d.util, err = d.moduleFor(utilFile.src, utilFile.name); err != nil {
 		return err
 	}
@@ -197,31 +195,41 @@ func (d *Device) moduleFor(src, name string) (*module, error) {
 	if m, ok := d.mods[src]; ok {
 		return m, nil
 	}
+	t0 := time.Now()
 	if p, ok := d.pending[src]; ok {
 		delete(d.pending, src)
 		<-p.done // counted and traced when it finished
-		if p.err != nil {
-			return nil, p.err
+		if p.err != errDropped {
+			d.st.compileWait.Add(time.Since(t0).Nanoseconds())
+			if p.err != nil {
+				return nil, p.err
+			}
+			return d.load(src, p.cubin)
 		}
-		return d.load(src, p.cubin)
 	}
-	t0 := time.Now()
 	cubin, compiled, err := compileCached(src, name, d.arch)
+	took := time.Since(t0)
+	d.st.compileWait.Add(took.Nanoseconds())
 	if err != nil {
 		return nil, err
 	}
 	if compiled {
-		d.countCompile(src, name, time.Since(t0), "")
+		d.countCompile(src, name, took, false)
 	}
 	return d.load(src, cubin)
 }
 
 // countCompile adds a compile to the stats, the trace (RIGEL_TRACE) and
-// the dump folder (RIGEL_KERNEL_DUMP); how says where it ran, if not in
-// the query's way.
-func (d *Device) countCompile(src, name string, took time.Duration, how string) {
+// the dump folder (RIGEL_KERNEL_DUMP); ahead: it ran in the background,
+// not in a run's way.
+func (d *Device) countCompile(src, name string, took time.Duration, ahead bool) {
 	d.st.compiled.Add(1)
 	d.st.compileNanos.Add(took.Nanoseconds())
+	how := ""
+	if ahead {
+		d.st.ahead.Add(1)
+		how = " (in the background)"
+	}
 	if traceKernels {
 		fmt.Fprintf(os.Stderr, "rigel: compiled %s (%d bytes) in %.1f ms%s\n", name, len(src), float64(took.Nanoseconds())/1e6, how)
 	}
@@ -263,8 +271,9 @@ func (d *Device) Stats() gpu.Stats {
 	return gpu.Stats{
 		BytesUploaded: d.st.up.Load(), BytesDownloaded: d.st.down.Load(),
 		KernelLaunches: d.st.launches.Load(), KernelsCompiled: d.st.compiled.Load(),
-		CompileNanos: d.st.compileNanos.Load(),
-		DeviceNanos:  d.st.nanos.Load(), BytesLive: live,
+		CompileNanos: d.st.compileNanos.Load(), KernelsAhead: d.st.ahead.Load(),
+		CompileWaitNanos: d.st.compileWait.Load(),
+		DeviceNanos:      d.st.nanos.Load(), BytesLive: live,
 		HostWaits: d.st.waits.Load(), HostWaitNanos: d.st.waitNanos.Load(),
 	}
 }
@@ -288,6 +297,8 @@ func (d *Device) ResetStats() {
 	d.st.launches.Store(0)
 	d.st.compiled.Store(0)
 	d.st.compileNanos.Store(0)
+	d.st.ahead.Store(0)
+	d.st.compileWait.Store(0)
 	d.st.nanos.Store(0)
 	d.st.waits.Store(0)
 	d.st.waitNanos.Store(0)

@@ -2,7 +2,6 @@ package cuda
 
 import (
 	_ "embed"
-	"time"
 )
 
 // The hand-written kernels, one module per subject (kernels/*.cu, each
@@ -43,31 +42,6 @@ var (
 	// backgroundFiles compile from Open on, in the background.
 	backgroundFiles = []kernelFile{joinFile, bitonicFile, topkFile, sortRangeFile}
 )
-
-// pendingCompile is a compile running in the background; done closes when
-// cubin or err is set.
-type pendingCompile struct {
-	done  chan struct{}
-	cubin []byte
-	err   error
-}
-
-// prefetch starts compiling f (through the kernel cache) in the
-// background; moduleFor takes the result. Open calls it once per file,
-// before anything is loaded.
-func (d *Device) prefetch(f kernelFile) {
-	p := &pendingCompile{done: make(chan struct{})}
-	d.pending[f.src] = p
-	go func() {
-		defer close(p.done)
-		t0 := time.Now()
-		var compiled bool
-		p.cubin, compiled, p.err = compileCached(f.src, f.name, d.arch)
-		if compiled && p.err == nil {
-			d.countCompile(f.src, f.name, time.Since(t0), " (in the background)")
-		}
-	}()
-}
 
 // loaded returns the module of a hand-written kernel file, loading it on
 // first use (after its background compile, if it is still running), and

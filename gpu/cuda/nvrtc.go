@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -41,11 +42,12 @@ var (
 	nvrtcErr  error
 	nvrtcVer  string
 	// nvrtcSlots bounds the compiles that run at once (each holds a few
-	// hundred MB while it runs). NVRTC compiles programs in parallel when
-	// its cache does not answer: 136 TPC-H kernels took 25.2 s one after
-	// another, 8.4 s on 4 threads, 5.0 s on 8 (H100 machine,
+	// hundred MB while it runs): one a CPU, at most 8. NVRTC compiles
+	// programs in parallel when its cache does not answer: 136 TPC-H
+	// kernels took 25.2 s one after another, 8.4 s on 4 threads, 5.0 s on
+	// 8 (H100 machine, 16 CPUs,
 	// bench/results/2026-11-27-h100-tpch-sf10-all22-v21-flush-calls.md).
-	nvrtcSlots = make(chan struct{}, 4)
+	nvrtcSlots = make(chan struct{}, min(max(runtime.NumCPU(), 1), 8))
 )
 
 // loadNVRTC finds and loads NVRTC once. It needs no GPU and no driver.

@@ -194,11 +194,10 @@ type probeFinder struct {
 // back after the kernels when not 0) and the pipeline the pairs are given
 // to keeps the rest of the filter. Else p is returned as it is.
 func (d *Device) probeFilters(p *gpu.Pipeline, j *probeJoin) (pairs *gpu.Pipeline, find *probeFinder, block uint64, err error) {
-	pre, rest := splitProbeFilter(p.Filter, j.nprobe)
-	if pre == nil {
+	pairs, pf := probeSplit(p, j.nprobe)
+	if pf == nil {
 		return p, nil, 0, nil
 	}
-	pf := probeFindPipeline(p, pre)
 	src, err := d.memoEntry(srcKey{p: p, kind: "probe find", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeFindSource(pf, j.nprobe) })
 	if err != nil {
 		return nil, nil, 0, err
@@ -217,9 +216,21 @@ func (d *Device) probeFilters(p *gpu.Pipeline, j *probeJoin) (pairs *gpu.Pipelin
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	return pairs, &probeFinder{mod: mod, args: args}, block, nil
+}
+
+// probeSplit splits p's filter for a probe run with np probe columns
+// (probeFilters): find is the rg_probe_find pipeline of the part that
+// reads only the probe side and cannot raise, pairs p with the rest of the
+// filter; without such a part, p itself and no find.
+func probeSplit(p *gpu.Pipeline, np int) (pairs, find *gpu.Pipeline) {
+	pre, rest := splitProbeFilter(p.Filter, np)
+	if pre == nil {
+		return p, nil
+	}
 	r := *p
 	r.Filter = rest
-	return &r, &probeFinder{mod: mod, args: args}, block, nil
+	return &r, probeFindPipeline(p, pre)
 }
 
 // launch runs rg_probe_find over the table in jargs, in place of
@@ -419,6 +430,17 @@ func (d *Device) probeModule(p *gpu.Pipeline, j *probeJoin, src *srcEntry, file 
 	return st, mod, err
 }
 
+// planProbeAggregate is planAggregate for a probe run with np probe
+// columns.
+func planProbeAggregate(p *gpu.Pipeline, dictLen []int, np int) (*aggPlan, error) {
+	ap, err := planAggregate(p, dictLen)
+	if err != nil {
+		return nil, err
+	}
+	ap.probe = np
+	return ap, nil
+}
+
 // probeAggregate runs a SinkAggregate pipeline over the join's pairs: the
 // aggregate kernels of Run with their row loop turned into a loop over each
 // probe row's chain of build rows (codegen_probe_agg.go). The pair count
@@ -434,17 +456,11 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	if fblock != 0 {
 		defer d.pool.put(fblock) // stream order: later users wait for the kernels
 	}
-	dictLen := make([]int, len(j.cols))
-	for i, c := range j.cols {
-		if c.dict != nil {
-			dictLen[i] = c.dict.Len()
-		}
-	}
-	ap, err := planAggregate(p, dictLen)
+	dictLen := dictLens(j.cols)
+	ap, err := planProbeAggregate(p, dictLen, j.nprobe)
 	if err != nil {
 		return nil, err
 	}
-	ap.probe = j.nprobe
 	S := sinkWord(p)
 	st, err := probeStrTables(p, j, S+probeSelWord+1)
 	if err != nil {

@@ -17,11 +17,7 @@ var _ gpu.ProbeCounter = (*Device)(nil)
 // listed and no column gathered. Without a condition every pair passes and
 // the count is the chain length, so a constant-true filter stands in.
 func (d *Device) ProbeCounts(ctx context.Context, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) (gpu.Column, error) {
-	if p != nil && p.Filter == nil {
-		cp := *p
-		cp.Filter = gpu.Const(gpu.Type{Kind: gpu.Bool}, gpu.Value{I64: 1})
-		p = &cp
-	}
+	p = countsPipeline(p)
 	var out *column
 	err := d.probeCall(ctx, "probe counts", p, probe, build, probeKeys, buildKeys, nullsEqual,
 		func() error { return gpu.CheckProbeCountsShape(p, probe, build, probeKeys, buildKeys, nullsEqual) },
@@ -33,6 +29,17 @@ func (d *Device) ProbeCounts(ctx context.Context, p *gpu.Pipeline, probe, build 
 		return nil, err
 	}
 	return out, nil
+}
+
+// countsPipeline is the pipeline ProbeCounts runs for p: without a
+// condition every pair passes, so a constant-true filter stands in.
+func countsPipeline(p *gpu.Pipeline) *gpu.Pipeline {
+	if p == nil || p.Filter != nil {
+		return p
+	}
+	cp := *p
+	cp.Filter = gpu.Const(gpu.Type{Kind: gpu.Bool}, gpu.Value{I64: 1})
+	return &cp
 }
 
 func (d *Device) probeCounts(ctx context.Context, p *gpu.Pipeline, j *probeJoin) (out *column, err error) {

@@ -33,18 +33,25 @@ func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Ex
 	return asColumns(out), nil
 }
 
+// leftPipeline is p with cond and p's filter as one conjunction: the
+// pipeline whose Args and string tables a left probe lays out.
+func leftPipeline(p *gpu.Pipeline, cond *gpu.Expr) *gpu.Pipeline {
+	pt := *p
+	pt.Filter = conjunction(nonNil(cond, p.Filter))
+	return &pt
+}
+
 // probeLeft runs the kernels. pt, p with cond and p's filter as one
 // conjunction, lays out the Args and the string tables of both.
 func (d *Device) probeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, single bool, j *probeJoin) (out []*column, err error) {
-	pt := *p
-	pt.Filter = conjunction(nonNil(cond, p.Filter))
+	pt := leftPipeline(p, cond)
 	src, err := d.memoEntry(srcKey{p: p, cond: cond, kind: "probe left", extra: fmt.Sprint(j.nprobe, single)},
-		func() (string, error) { return probeLeftSource(&pt, cond, p.Filter, single, j.nprobe) })
+		func() (string, error) { return probeLeftSource(pt, cond, p.Filter, single, j.nprobe) })
 	if err != nil {
 		return nil, err
 	}
-	S := sinkWord(&pt)
-	st, mod, err := d.probeModule(&pt, j, src, "rigel_probe_left.cu")
+	S := sinkWord(pt)
+	st, mod, err := d.probeModule(pt, j, src, "rigel_probe_left.cu")
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +71,7 @@ func (d *Device) probeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr,
 		err = newOut(0)
 		return out, err
 	}
-	args, block, err := d.probeArgs(&pt, j, st, uint64(j.np), S+pbOut+2*len(p.Project))
+	args, block, err := d.probeArgs(pt, j, st, uint64(j.np), S+pbOut+2*len(p.Project))
 	if err != nil {
 		return nil, err
 	}

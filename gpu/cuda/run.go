@@ -34,7 +34,6 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 		return nil, fmt.Errorf("run %s: %d input columns, pipeline has %d", p, len(cols), len(p.Inputs))
 	}
 	n := 0
-	dictLen := make([]int, len(cols))
 	for i, c := range cols {
 		want := p.Inputs[i]
 		if c.t.Kind != want.Kind || c.t.Precision != want.Precision || c.t.Scale != want.Scale {
@@ -47,9 +46,6 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 			n = c.n
 		} else if c.n != n {
 			return nil, fmt.Errorf("run: input %d has %d rows, input 0 has %d", i, c.n, n)
-		}
-		if c.dict != nil {
-			dictLen[i] = c.dict.Len()
 		}
 	}
 	args := make([]uint64, sinkWord(p))
@@ -78,7 +74,7 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	case gpu.SinkMaterialize:
 		out, err = d.runMaterialize(p, cols, args, n, st)
 	case gpu.SinkAggregate:
-		out, err = d.runAggregate(p, cols, args, n, dictLen, st)
+		out, err = d.runAggregate(p, cols, args, n, dictLens(cols), st)
 	default:
 		err = fmt.Errorf("sink %d: %w", p.Sink, gpu.ErrUnsupported)
 	}
