@@ -48,3 +48,11 @@ type KernelCall struct {
 	// kernel than one over large or unknown ones.
 	DictLen []int
 }
+
+// CompileWaiter is a device that compiles in the background (kernels a run
+// foresaw, and the full kernels that replace quickly compiled ones):
+// WaitCompiles returns once the compiles started so far are done, so that
+// a benchmark times hot runs on the kernels every later run uses.
+type CompileWaiter interface {
+	WaitCompiles(ctx context.Context) error
+}

@@ -63,7 +63,7 @@ func cmdBench(ctx context.Context, args []string) error {
 			fmt.Fprintf(&b, "- measured device copy bandwidth: %.0f GB/s (read + write), the floor's divisor\n", bw/1e9)
 		}
 	}
-	fmt.Fprintf(&b, "- %d hot runs per query, median; cold = first run with the column cache empty\n\n", *runs)
+	fmt.Fprintf(&b, "- %d hot runs per query, median, once the device's background compiles are done; cold = first run with the column cache empty\n\n", *runs)
 	b.WriteString("- rigel hot reuses the statement's plan (a read-only database caches plans); plan ms is the first run's planning: DuckDB's optimizer, its plan to Substrait, translation\n")
 	b.WriteString("- exec: rigel's execution of the plan, download of the result included; kernel: GPU time from CUDA events, in one more hot run (timing kernels costs host time on every launch, so the timed runs do not); launches and host waits (their ms): kernels launched, and the times the host stopped to wait for the device (a row count, a status word, the result); time by operator: the share of exec\n\n")
 	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | plan ms | rigel hot ms | speedup | exec ms | kernel ms | launches | host waits (ms) | GB read | MB from host (hot) | floor ms | exec / floor | time by operator | result |\n")
@@ -122,6 +122,16 @@ func errorRow(blanks int, err error) string {
 	return "| error |" + strings.Repeat(" |", blanks) + " " + strings.ReplaceAll(oneLine(err.Error()), "|", "/") + " |"
 }
 
+// waitCompiles waits for the device's background compiles (the full
+// kernels that replace a first run's quick ones), so that hot runs time
+// the kernels every later run uses.
+func waitCompiles(ctx context.Context, eng *duckdbbridge.Engine) error {
+	if w, ok := eng.Device().(gpu.CompileWaiter); ok {
+		return w.WaitCompiles(ctx)
+	}
+	return nil
+}
+
 func ms(ns int64) string { return fmt.Sprintf("%.2f", float64(ns)/1e6) }
 
 // timeDuckDB runs q on DuckDB once as a warm-up, whose answer it returns
@@ -161,6 +171,9 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 	cold := time.Since(start).Nanoseconds()
 	planNanos := res.PlanNanos
 	res.Release()
+	if err := waitCompiles(ctx, eng); err != nil {
+		return "", err
+	}
 	var hot, exec, kernel []int64
 	var last *duckdbbridge.Result
 	for i := 0; i < runs; i++ {

@@ -73,8 +73,14 @@ func TestCallSourcesEveryKind(t *testing.T) {
 	}
 }
 
+func newCompileTestDevice() *Device {
+	return &Device{mods: map[string]*module{}, quick: map[string]*module{},
+		pending: map[string]*pendingCompile{}, pendingQuick: map[string]*pendingCompile{}, arch: "sm_90"}
+}
+
 // compileAhead compiles in the background, and drops what has not started
-// when its ctx ends: moduleFor then compiles the source itself.
+// when its ctx ends (the source then compiles when needed). A quick
+// compile takes the full CUBIN when the disk cache holds it.
 func TestCompileAheadDropsWhenDone(t *testing.T) {
 	skipNoNVRTC(t)
 	t.Setenv("RIGEL_KERNEL_CACHE", t.TempDir())
@@ -82,11 +88,12 @@ func TestCompileAheadDropsWhenDone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &Device{mods: map[string]*module{}, pending: map[string]*pendingCompile{}, arch: "sm_90"}
+	src := fs[0].src
+	d := newCompileTestDevice()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	d.compileAhead(ctx, fs)
-	p := d.pending[fs[0].src]
+	d.compileAhead(ctx, fs, levelQuick)
+	p := d.pendingQuick[src]
 	if p == nil {
 		t.Fatal("nothing pending")
 	}
@@ -95,17 +102,36 @@ func TestCompileAheadDropsWhenDone(t *testing.T) {
 		t.Fatalf("after its ctx ended: err %v, %d bytes of CUBIN; want dropped", p.err, len(p.cubin))
 	}
 
-	d = &Device{mods: map[string]*module{}, pending: map[string]*pendingCompile{}, arch: "sm_90"}
-	d.compileAhead(context.Background(), append(fs, fs...)) // the same source twice compiles once
-	if len(d.pending) != 1 {
-		t.Fatalf("%d pending compiles, want 1", len(d.pending))
+	d = newCompileTestDevice()
+	d.compileAhead(context.Background(), append(fs, fs...), levelQuick) // the same source twice compiles once
+	if len(d.pendingQuick) != 1 || len(d.pending) != 0 {
+		t.Fatalf("%d quick and %d full compiles pending, want 1 and 0", len(d.pendingQuick), len(d.pending))
 	}
-	p = d.pending[fs[0].src]
+	p = d.pendingQuick[src]
 	<-p.done
-	if p.err != nil || len(p.cubin) == 0 {
-		t.Fatalf("err %v, %d bytes of CUBIN", p.err, len(p.cubin))
+	if p.err != nil || len(p.cubin) == 0 || p.full {
+		t.Fatalf("quick: err %v, %d bytes of CUBIN, full %v", p.err, len(p.cubin), p.full)
 	}
 	if c, a := d.st.compiled.Load(), d.st.ahead.Load(); c != 1 || a != 1 {
 		t.Fatalf("stats: %d compiled, %d ahead; want 1 and 1", c, a)
+	}
+
+	// The full level compiles apart (its own cache key), and a quick
+	// compile ahead then takes it from the disk cache.
+	if cacheKey(src, "sm_90", levelQuick) == cacheKey(src, "sm_90", levelFull) {
+		t.Fatal("quick and full CUBINs share a cache key")
+	}
+	delete(d.pendingQuick, src) // taken, as kernelModule takes it
+	d.compileAhead(context.Background(), fs, levelFull)
+	<-d.pending[src].done
+	if p := d.pending[src]; p.err != nil || !p.full {
+		t.Fatalf("full: err %v, full %v", p.err, p.full)
+	}
+	d = newCompileTestDevice()
+	d.compileAhead(context.Background(), fs, levelQuick)
+	p = d.pendingQuick[src]
+	<-p.done
+	if p.err != nil || !p.full || d.st.compiled.Load() != 0 {
+		t.Fatalf("a quick compile with the full CUBIN on disk: err %v, full %v, %d compiled", p.err, p.full, d.st.compiled.Load())
 	}
 }

@@ -13,7 +13,9 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,10 +63,13 @@ type Device struct {
 	// The hand-written modules (kernelfiles.go), once loaded.
 	util, join, sortRange, topk, bitonic *module
 	// pending are the background compiles (compile_ahead.go) not yet
-	// taken by moduleFor, by source text.
-	pending map[string]*pendingCompile
-	status  uint64 // 4-byte device word kernels raise flags in
-	closed  bool
+	// taken, by source text: full ones, and the quick ones of generated
+	// kernels foreseen by Precompile. quick holds the quick modules
+	// (kernelModule), in use until the full one is loaded.
+	pending, pendingQuick map[string]*pendingCompile
+	quick                 map[string]*module
+	status                uint64 // 4-byte device word kernels raise flags in
+	closed                bool
 	// opCtx is the running operation's ctx, which launches and waits
 	// check (cancel.go; d.mu).
 	opCtx context.Context
@@ -101,7 +106,7 @@ func Open() (*Device, error) {
 	if err := loadNVRTC(); err != nil {
 		return nil, err
 	}
-	d := &Device{mods: map[string]*module{}, pending: map[string]*pendingCompile{}}
+	d := &Device{mods: map[string]*module{}, quick: map[string]*module{}, pending: map[string]*pendingCompile{}, pendingQuick: map[string]*pendingCompile{}}
 	if err := check(C.rg_device_get(&d.dev, 0), "cuDeviceGet 0"); err != nil {
 		return nil, fmt.Errorf("%v: %w", err, gpu.ErrNoDevice)
 	}
@@ -168,7 +173,7 @@ func (d *Device) init() error {
 	}
 	// The join and sort kernels compile in the background while the
 	// utility module, which every query needs, compiles here.
-	d.compileAhead(context.Background(), backgroundFiles)
+	d.compileAhead(context.Background(), backgroundFiles, levelFull)
 	if d.util, err = d.moduleFor(utilFile.src, utilFile.name); err != nil {
 		return err
 	}
@@ -207,7 +212,7 @@ func (d *Device) moduleFor(src, name string) (*module, error) {
 			return d.load(src, p.cubin)
 		}
 	}
-	cubin, compiled, err := compileCached(src, name, d.arch)
+	cubin, compiled, err := compileCached(src, name, d.arch, levelFull)
 	took := time.Since(t0)
 	d.st.compileWait.Add(took.Nanoseconds())
 	if err != nil {
@@ -338,7 +343,7 @@ func (d *Device) Close() error {
 	if d.status != 0 {
 		note(d.cx.free(d.status))
 	}
-	for _, m := range d.mods {
+	for _, m := range append(slices.Collect(maps.Values(d.mods)), slices.Collect(maps.Values(d.quick))...) {
 		note(check(C.rg_module_unload(c, m.m), "cuModuleUnload"))
 	}
 	for i := range d.pin {

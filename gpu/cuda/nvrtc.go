@@ -102,15 +102,35 @@ func compileOptions(arch string) []string {
 	return append([]string{"-arch=" + arch, "-std=c++17", "-default-device", "--device-int128"}, extraOpts...)
 }
 
-// nvrtcCompile compiles src for arch and returns the CUBIN and the log
-// (warnings; empty when clean).
-func nvrtcCompile(src, name, arch string) (cubin []byte, log string, err error) {
+// compileLevel: a generated kernel compiles quick first where a run would
+// wait for it, then full in the background (kernelModule). Quick is
+// NVRTC's --Ofast-compile=mid: a third less compile time for kernels up
+// to 14% slower (H100, bench/results/2026-11-27-h100-tpch-sf10-first-run-nvrtc-cache.md;
+// about the same on the build machine), a good trade for one run and a
+// bad one for every later run.
+type compileLevel uint8
+
+const (
+	levelFull compileLevel = iota
+	levelQuick
+)
+
+func (l compileLevel) options(arch string) []string {
+	if l == levelQuick {
+		return append(compileOptions(arch), "--Ofast-compile=mid")
+	}
+	return compileOptions(arch)
+}
+
+// nvrtcCompile compiles src for arch at level l and returns the CUBIN and
+// the log (warnings; empty when clean).
+func nvrtcCompile(src, name, arch string, l compileLevel) (cubin []byte, log string, err error) {
 	if err := loadNVRTC(); err != nil {
 		return nil, "", err
 	}
 	nvrtcSlots <- struct{}{}
 	defer func() { <-nvrtcSlots }()
-	return nvrtcCompileWith(src, name, compileOptions(arch))
+	return nvrtcCompileWith(src, name, l.options(arch))
 }
 
 // nvrtcCompileWith compiles src with opts without taking a slot: the
@@ -157,17 +177,35 @@ func kernelCacheDir() string {
 }
 
 // cacheKey hashes everything that changes the CUBIN.
-func cacheKey(src, arch string) string {
+func cacheKey(src, arch string, l compileLevel) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", nvrtcVer, arch, strings.Join(compileOptions(arch), " "))
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", nvrtcVer, arch, strings.Join(l.options(arch), " "))
 	h.Write([]byte(src))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// compileCached returns the CUBIN of src for arch from the disk cache
-// (kernelcache.go), or compiles and stores it. compiled reports a cache
-// miss.
-func compileCached(src, name, arch string) (cubin []byte, compiled bool, err error) {
+// compileCached returns the CUBIN of src for arch at level l from the
+// disk cache (kernelcache.go), or compiles and stores it. compiled reports
+// a cache miss.
+func compileCached(src, name, arch string, l compileLevel) (cubin []byte, compiled bool, err error) {
+	if b, ok, err := cachedCubin(src, arch, l); err != nil || ok {
+		return b, false, err
+	}
+	cache, err := openKernelCache()
+	if err != nil {
+		return nil, false, err
+	}
+	cubin, _, err = nvrtcCompile(src, name, arch, l)
+	if err != nil {
+		return nil, true, err
+	}
+	cache.put(cacheKey(src, arch, l), cubin)
+	return cubin, true, nil
+}
+
+// cachedCubin returns the CUBIN of src for arch at level l when the disk
+// cache holds it.
+func cachedCubin(src, arch string, l compileLevel) ([]byte, bool, error) {
 	if err := loadNVRTC(); err != nil {
 		return nil, false, err
 	}
@@ -175,16 +213,8 @@ func compileCached(src, name, arch string) (cubin []byte, compiled bool, err err
 	if err != nil {
 		return nil, false, err
 	}
-	key := cacheKey(src, arch)
-	if b, ok := cache.get(key); ok {
-		return b, false, nil
-	}
-	cubin, _, err = nvrtcCompile(src, name, arch)
-	if err != nil {
-		return nil, true, err
-	}
-	cache.put(key, cubin)
-	return cubin, true, nil
+	b, ok := cache.get(cacheKey(src, arch, l))
+	return b, ok, nil
 }
 
 // dumpKernelSource writes a compiled source to the folder RIGEL_KERNEL_DUMP

@@ -28,7 +28,7 @@ func skipNoNVRTC(t *testing.T) {
 func compileClean(t *testing.T, name, src string) {
 	t.Helper()
 	src, _ = hoistConstants(src)
-	cubin, log, err := nvrtcCompile(src, name, "sm_90")
+	cubin, log, err := nvrtcCompile(src, name, "sm_90", levelFull)
 	if err != nil {
 		t.Fatalf("%s: %v\n--- source ---\n%s", name, err, numbered(src))
 	}

@@ -50,21 +50,25 @@ type srcMemo struct {
 	order []srcKey // oldest first
 }
 
-// entryModule returns e's loaded module (moduleFor; file names it), loading
-// it on first use, with its constant array holding e's constants for the
-// kernels launched next. Callers hold d.mu.
+// entryModule returns e's loaded module (kernelModule; file names it),
+// with its constant array holding e's constants for the kernels launched
+// next. e keeps the module once it is the final one. Callers hold d.mu.
 func (d *Device) entryModule(e *srcEntry, file string) (*module, error) {
-	if e.mod == nil {
-		mod, err := d.moduleFor(e.src, file)
+	mod := e.mod
+	if mod == nil {
+		m, final, err := d.kernelModule(e.src, file)
 		if err != nil {
 			return nil, err
 		}
-		e.mod = mod
+		if final {
+			e.mod = m
+		}
+		mod = m
 	}
-	if err := d.setConstants(e.mod, e.consts); err != nil {
+	if err := d.setConstants(mod, e.consts); err != nil {
 		return nil, err
 	}
-	return e.mod, nil
+	return mod, nil
 }
 
 // memoEntry returns the memo's entry for k, generating its source with gen
