@@ -254,7 +254,11 @@ func pipelineOutput(p *gpu.Pipeline, in shape) shape {
 		s.rows = exactly(1)
 	}
 	for _, k := range p.Keys {
-		s.dicts = append(s.dicts, dictOf(p.Project[k]))
+		d := 0
+		if k >= 0 && k < len(p.Project) { // else Run reports the bad key
+			d = dictOf(p.Project[k])
+		}
+		s.dicts = append(s.dicts, d)
 	}
 	for _, a := range p.Aggs {
 		d := 0

@@ -121,7 +121,7 @@ func (d *Device) compileJob(ctx context.Context, f kernelFile, p *pendingCompile
 	p.cubin, compiled, p.err = compileCached(f.src, f.name, d.arch, l)
 	p.full = l == levelFull
 	if compiled && p.err == nil {
-		d.countCompile(f.src, f.name, time.Since(t0), true)
+		d.countCompile(f.src, f.name, time.Since(t0), true, l)
 	}
 }
 
@@ -197,7 +197,7 @@ func (d *Device) kernelModule(src, name string) (mod *module, final bool, err er
 			return nil, false, err
 		}
 		if compiled {
-			d.countCompile(src, name, time.Since(t), false)
+			d.countCompile(src, name, time.Since(t), false, levelQuick)
 		}
 	}
 	m, err := d.cx.loadModule(cubin)

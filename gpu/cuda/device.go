@@ -219,21 +219,24 @@ func (d *Device) moduleFor(src, name string) (*module, error) {
 		return nil, err
 	}
 	if compiled {
-		d.countCompile(src, name, took, false)
+		d.countCompile(src, name, took, false, levelFull)
 	}
 	return d.load(src, cubin)
 }
 
-// countCompile adds a compile to the stats, the trace (RIGEL_TRACE) and
-// the dump folder (RIGEL_KERNEL_DUMP); ahead: it ran in the background,
-// not in a run's way.
-func (d *Device) countCompile(src, name string, took time.Duration, ahead bool) {
+// countCompile adds a compile at level l to the stats, the trace
+// (RIGEL_TRACE) and the dump folder (RIGEL_KERNEL_DUMP); ahead: it ran in
+// the background, not in a run's way.
+func (d *Device) countCompile(src, name string, took time.Duration, ahead bool, l compileLevel) {
 	d.st.compiled.Add(1)
 	d.st.compileNanos.Add(took.Nanoseconds())
 	how := ""
+	if l == levelQuick {
+		how = " quick"
+	}
 	if ahead {
 		d.st.ahead.Add(1)
-		how = " (in the background)"
+		how += " (in the background)"
 	}
 	if traceKernels {
 		fmt.Fprintf(os.Stderr, "rigel: compiled %s (%d bytes) in %.1f ms%s\n", name, len(src), float64(took.Nanoseconds())/1e6, how)
