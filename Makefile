@@ -10,6 +10,8 @@ TPCHGEN := $(TOOLS)/bin/tpchgen-cli
 NVRTC_LIB := $(TOOLS)/py/nvidia/cu13/lib/libnvrtc.so.13
 # Clients nobody here wrote, for the Flight SQL server's tests.
 PYARROW_VERSION := 26.0.1
+TPCDS_DUCKDB_VERSION := 1.4.4
+TPCDS_EXT_VERSION := 1.4.4.20260205
 ADBC_VERSION := 1.13.0
 PY_CLIENTS := $(TOOLS)/py/adbc_driver_flightsql
 JDBC_VERSION := 18.3.0
@@ -29,7 +31,7 @@ export RIGEL_TPCHGEN := $(TPCHGEN)
 export RIGEL_NVRTC := $(NVRTC_LIB)
 DEMO_DB := data/tpch-sf1.duckdb
 
-.PHONY: setup test build capi demo gpu-bundle gpu-bundle-corpus bundle-common clean plans
+.PHONY: setup test build capi demo gpu-bundle gpu-bundle-corpus gpu-bundle-tpcds bundle-common clean plans
 
 ## setup: Go modules, the NVRTC wheel (compiles CUDA on a CPU for CI checks), tpchgen-cli,
 ## and the Flight SQL clients the server is tested with (pyarrow + ADBC, the JDBC driver).
@@ -120,11 +122,21 @@ gpu-bundle-corpus: $(TPCHGEN)
 	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/duckdb-bridge.test ./duckdb-bridge
 	$(MAKE) bundle-common
 
+## gpu-bundle-tpcds: the CLI, scripts/tpcds-gen.py and the wheels it runs on (DuckDB 1.4.4's
+## Python package and its tpcds extension, for Python 3.12 as the GPU machine has it), for
+## run.sh tpcds: the 99 TPC-DS queries at SF1 through rigel, first run and hot.
+gpu-bundle-tpcds: $(TPCHGEN)
+	@rm -rf bundle && mkdir -p bundle/wheels
+	python3 -m pip download -q --disable-pip-version-check --no-deps -d bundle/wheels --python-version 3.12 \
+		--only-binary=:all: --platform manylinux_2_28_x86_64 duckdb==$(TPCDS_DUCKDB_VERSION) duckdb-ext-tpcds==$(TPCDS_EXT_VERSION)
+	cp scripts/tpcds-gen.py bundle/
+	$(MAKE) bundle-common
+
 bundle-common:
 	$(GO) build $(GOFLAGS_RIGEL) -ldflags="-s -w" -o bundle/rigel ./cmd/rigel
 	cp $(TPCHGEN) bundle/tpchgen-cli
 	cp scripts/gpu-run.sh bundle/run.sh
-	xz -T2 -6 bundle/rigel bundle/*.test bundle/tpchgen-cli
+	xz -T2 -6 bundle/rigel $(wildcard bundle/*.test) bundle/tpchgen-cli
 	@du -sh bundle
 
 clean:

@@ -32,3 +32,28 @@ func TestCaseOfNarrowerDecimals(t *testing.T) {
 		"SELECT id, CASE WHEN cash > 5 THEN cash WHEN id > 30 THEN fee ELSE 0.5 END AS c FROM cr ORDER BY id",
 	})
 }
+
+// A CASE with a NULL branch over non-nullable columns (counts) is null on
+// the rows that take that branch, and runs whole on the device: TPC-DS q90
+// at SF0.01 failed with "typed float64 (not nullable) but produced a null"
+// where its denominator was 0 (substrait-go types an IfThen by one branch).
+func TestCaseWithNullBranch(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(`CREATE TABLE r AS SELECT CAST(i AS BIGINT) AS a, CAST(i % 4 AS BIGINT) AS b FROM range(20) t(i)`); err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(db, "case-null", host.New(), "")
+	checkWholeOnHost(t, e, []string{
+		"SELECT a, CASE WHEN b = 0 THEN NULL ELSE CAST(a AS DECIMAL(15,4)) / CAST(b AS DECIMAL(15,4)) END AS q FROM r ORDER BY a",
+		"SELECT a, CASE WHEN b = 0 THEN NULL ELSE a END AS q FROM r ORDER BY a",
+		"SELECT a, CASE WHEN b > 1 THEN a END AS q FROM r ORDER BY a",
+		"SELECT sum(CASE WHEN b = 0 THEN NULL ELSE a * 2 END) FROM r",
+		"SELECT CASE WHEN pmc = 0 THEN NULL ELSE amc END FROM (SELECT count(*) AS amc FROM r) x, (SELECT count(*) AS pmc FROM r WHERE a < 0) y",
+		"SELECT CASE WHEN pmc = 0 THEN NULL ELSE CAST(amc AS DECIMAL(15,4)) / CAST(pmc AS DECIMAL(15,4)) END FROM (SELECT count(*) AS amc FROM r) x, (SELECT count(*) AS pmc FROM r WHERE a < 0) y",
+		"SELECT CASE WHEN pmc > 0 THEN amc END FROM (SELECT count(*) AS amc FROM r) x, (SELECT count(*) AS pmc FROM r WHERE a < 0) y",
+	})
+}

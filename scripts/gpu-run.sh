@@ -2,7 +2,7 @@
 # Runs rigel's GPU checks on a machine with a GPU and no Go: the CUDA device
 # tests, TPC-H end to end against DuckDB at SF1, and the benchmark at SF1 and
 # SF10. Logs go to $OUT (or ./out); a short table is printed last.
-# Usage: run.sh [all|gen|tests|bench|first-run|serve|serve-hostile|sanitize|sanitize-tpch|trace|leak|corpus|conformance]...   (from the bundle folder)
+# Usage: run.sh [all|gen|tests|bench|first-run|tpcds|serve|serve-hostile|sanitize|sanitize-tpch|trace|leak|corpus|conformance]...   (from the bundle folder)
 #   gen: only the SF1 and SF10 databases (kept while the machine is warm)
 #   serve: the Flight SQL server on loopback answering TPC-H SF1 through the
 #          GPU, 1 client and 16 at once (rigel bench serve); SF10 Q1/Q6 too
@@ -19,6 +19,9 @@
 #          engine on the GPU against DuckDB; report in $OUT/corpus-cuda.md
 #   conformance: the Substrait spec's function test cases on the GPU
 #          (rigel conformance --device cuda); report in $OUT/RESULTS-cuda.md
+#   tpcds (bundle from make gpu-bundle-tpcds): TPC-DS SF1 (RIGEL_TPCDS_SF) and
+#          DuckDB's 99 query texts generated with the bundled wheels, then
+#          rigel bench sql --first-run and hot over them; tables in $OUT
 #   first-run: rigel bench tpch --first-run at SF10 (RIGEL_BENCH_QUERIES): a
 #          new process and kernel cache; the compiled sources are kept in
 #          $OUT/kernels.tar.gz and timed again by TestCompileCost
@@ -67,6 +70,17 @@ if has first-run; then
   RIGEL_COMPILE_COST_DIR="$data/kernels" step compile-cost ./cuda.test -test.v -test.run TestCompileCost
   grep -E "prelude alone|sources:|threads:" "$out/compile-cost.log"
   tail -n 1 "$out/first-run-sf10.md"
+fi
+if has tpcds; then
+  sf=${RIGEL_TPCDS_SF:-1}
+  if [ ! -f "$data/tpcds-sf$sf.duckdb" ]; then
+    python3 -m venv "$data/tpcds-venv" &&
+      "$data/tpcds-venv/bin/pip" install -q --no-index --find-links wheels duckdb duckdb-ext-tpcds &&
+      step gen-tpcds "$data/tpcds-venv/bin/python" tpcds-gen.py "$sf" "$data/tpcds-sf$sf.duckdb" "$data/tpcds-queries"
+  fi
+  step tpcds-first-run ./rigel bench sql --first-run --db "$data/tpcds-sf$sf.duckdb" --dir "$data/tpcds-queries" --device cuda --runs 3 --out "$out/tpcds-sf$sf-first-run.md"
+  tail -n 1 "$out/tpcds-sf$sf-first-run.md"
+  step tpcds-hot ./rigel bench sql --db "$data/tpcds-sf$sf.duckdb" --dir "$data/tpcds-queries" --device cuda --runs 5 --out "$out/tpcds-sf$sf-hot.md"
 fi
 if has all || has bench; then
   # RIGEL_BENCH_QUERIES picks the queries (default all 22); SF1 only with

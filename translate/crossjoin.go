@@ -40,7 +40,10 @@ func (t *translator) filterOverCross(f *plan.FilterRel, c *plan.CrossRel) (*stre
 		if s, err = t.unsliced(s); err != nil {
 			return nil, err
 		}
-		ins[k], offset[k] = s, len(all)
+		// A copy: the filters below are added to it, and t.rel may hand
+		// the same stream to another use (the same relation twice).
+		c := *s
+		ins[k], offset[k] = &c, len(all)
 		for _, e := range s.exprs {
 			all = append(all, gpu.Col(len(all), e.Type))
 			leafOf = append(leafOf, k)
@@ -142,12 +145,14 @@ func (t *translator) filterOverCross(f *plan.FilterRel, c *plan.CrossRel) (*stre
 			nullsEqual = append(nullsEqual, tm.nullsEqual)
 			tm.done = true
 		}
-		nl := len(cur.exprs)
+		// joinStreams may add the key expressions to a side's columns: the
+		// input's own columns are its first nr.
+		nl, nr := len(cur.exprs), len(ins[next].exprs)
 		out, err := t.joinStreams(cur, ins[next], physical.JoinInner, lkeys, rkeys, nullsEqual, nil)
 		if err != nil {
 			return nil, err
 		}
-		for i := range ins[next].exprs {
+		for i := range nr {
 			pos[offset[next]+i] = nl + i
 		}
 		cur, joined = out, joined|1<<next

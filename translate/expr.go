@@ -51,6 +51,10 @@ func (c exprConv) convert(e expr.Expression) (*gpu.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		// substrait-go types an IfThen by one branch; a CASE is null where
+		// any branch it takes is (CASE WHEN pmc = 0 THEN NULL ELSE amc
+		// END over counts, TPC-DS q90).
+		t = t.WithNullable(t.Nullable || caseNullable(x))
 		var args []*gpu.Expr
 		for i := 0; i < x.NIfs(); i++ {
 			p := x.IfPair(i)
@@ -79,7 +83,10 @@ func (c exprConv) convert(e expr.Expression) (*gpu.Expr, error) {
 		} else {
 			els = gpu.Const(t.WithNullable(true), gpu.Value{Null: true})
 		}
-		return gpu.Call(gpu.OpCase, t, append(args, els)...), nil
+		for i := 1; i < len(args); i += 2 {
+			t.Nullable = t.Nullable || args[i].Type.Nullable
+		}
+		return gpu.Call(gpu.OpCase, t.WithNullable(t.Nullable || els.Type.Nullable), append(args, els)...), nil
 	}
 	return nil, unsupported(fmt.Sprintf("expression %T (%s)", e, e))
 }
@@ -501,6 +508,20 @@ func cast(e *gpu.Expr, t gpu.Type) (*gpu.Expr, error) {
 		}
 	}
 	return gpu.Call(gpu.OpCast, t, e), nil
+}
+
+// caseNullable reports whether a branch of x may be null: a nullable
+// THEN or ELSE, or no ELSE.
+func caseNullable(x *expr.IfThen) bool {
+	if x.Else() == nil || x.Else().GetType().GetNullability() != types.NullabilityRequired {
+		return true
+	}
+	for i := 0; i < x.NIfs(); i++ {
+		if x.IfPair(i).Then.GetType().GetNullability() != types.NullabilityRequired {
+			return true
+		}
+	}
+	return false
 }
 
 // caseBranch is e as a branch of a CASE of type t. A CASE's branches have

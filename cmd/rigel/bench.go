@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -19,19 +20,23 @@ import (
 	"github.com/rigel-db/rigel/physical"
 )
 
-// cmdBench times TPC-H queries on rigel and on DuckDB in the same process
-// and machine, checks that the answers agree, and prints a markdown table.
+// cmdBench times queries on rigel and on DuckDB in the same process and
+// machine, checks that the answers agree, and prints a markdown table: the
+// TPC-H queries (tpch), or every .sql file of a folder (sql: TPC-DS's 99
+// as DuckDB's tpcds extension writes them, or any other set).
 func cmdBench(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "serve" {
 		return cmdBenchServe(ctx, args[1:])
 	}
-	if len(args) == 0 || args[0] != "tpch" {
-		return usageError{"bench needs a suite: rigel bench tpch --db FILE, or rigel bench serve --db FILE"}
+	if len(args) == 0 || (args[0] != "tpch" && args[0] != "sql") {
+		return usageError{"bench needs a suite: rigel bench tpch --db FILE, rigel bench sql --db FILE --dir FOLDER, or rigel bench serve --db FILE"}
 	}
-	fs := flag.NewFlagSet("bench tpch", flag.ContinueOnError)
+	suite := args[0]
+	fs := flag.NewFlagSet("bench "+suite, flag.ContinueOnError)
 	var ef engineFlags
 	ef.register(fs)
-	queries := fs.String("queries", "1,6", "comma-separated TPC-H query numbers")
+	queries := fs.String("queries", "1,6", "comma-separated TPC-H query numbers, or all (tpch)")
+	dir := fs.String("dir", "", "the folder whose .sql files are the queries, one a file, in name order (sql)")
 	runs := fs.Int("runs", 5, "hot runs per query (the median is reported)")
 	out := fs.String("out", "", "also write the table to this markdown file")
 	firstRun := fs.Bool("first-run", false, "time each query's first run: a new kernel cache folder, the query's columns loaded first, DuckDB beside it")
@@ -41,12 +46,28 @@ func cmdBench(ctx context.Context, args []string) error {
 	if *runs < 1 {
 		return usageError{"--runs must be at least 1"}
 	}
-	nums, err := queryNumbers(*queries)
+	var qs []namedQuery
+	var err error
+	if suite == "sql" {
+		qs, err = queryFiles(*dir)
+	} else {
+		qs, err = tpchQueries(*queries)
+	}
 	if err != nil {
 		return err
 	}
 	if *firstRun {
-		return benchFirstRun(ctx, &ef, nums, *runs, *out)
+		if suite == "tpch" {
+			// The same queries with other constants: what a dashboard with
+			// a new filter value meets. Kernels keyed by shape alone
+			// compile nothing there; those rows are not in the means.
+			variants, err := otherConstants(qs)
+			if err != nil {
+				return err
+			}
+			qs = append(qs, variants...)
+		}
+		return benchFirstRun(ctx, &ef, "rigel bench "+suite+" --first-run", qs, *runs, *out)
 	}
 	eng, closeAll, err := openEngine(&ef)
 	if err != nil {
@@ -55,7 +76,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	defer closeAll()
 
 	var b strings.Builder
-	header(ctx, &b, "rigel bench tpch", eng, ef.db)
+	header(ctx, &b, "rigel bench "+suite, eng, ef.db)
 	bandwidth := 0.0
 	if d, ok := eng.Device().(*cuda.Device); ok {
 		if bw, err := d.MeasureCopyBandwidth(); err == nil {
@@ -71,17 +92,16 @@ func cmdBench(ctx context.Context, args []string) error {
 	fmt.Fprint(os.Stderr, b.String())
 	flushed := b.Len()
 	failed := 0
-	for _, n := range nums {
-		q, _ := tpch.Query(n)
-		fmt.Fprintf(os.Stderr, "rigel: bench Q%d\n", n)
-		row, err := benchQuery(ctx, eng, q, *runs, bandwidth)
+	for _, q := range qs {
+		fmt.Fprintf(os.Stderr, "rigel: bench %s\n", q.name)
+		row, err := benchQuery(ctx, eng, q.sql, *runs, bandwidth)
 		if err != nil {
 			// One query's failure is reported in its row; the others
 			// still run, so that a long benchmark is not lost to one.
 			failed++
 			row = errorRow(11, err)
 		}
-		fmt.Fprintf(&b, "| Q%d %s\n", n, row)
+		fmt.Fprintf(&b, "| %s %s\n", q.name, row)
 		fmt.Fprint(os.Stderr, b.String()[flushed:])
 		flushed = b.Len()
 	}
@@ -92,9 +112,59 @@ func cmdBench(ctx context.Context, args []string) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d queries failed (see their rows)", failed, len(nums))
+		return fmt.Errorf("%d of %d queries failed (see their rows)", failed, len(qs))
 	}
 	return nil
+}
+
+// namedQuery is a row of a bench table; inMeans: it counts in the
+// geometric means.
+type namedQuery struct {
+	name, sql string
+	inMeans   bool
+}
+
+// tpchQueries are the TPC-H queries of a --queries list, named Q1...
+func tpchQueries(list string) ([]namedQuery, error) {
+	nums, err := queryNumbers(list)
+	if err != nil {
+		return nil, err
+	}
+	qs := make([]namedQuery, len(nums))
+	for i, n := range nums {
+		q, _ := tpch.Query(n)
+		qs[i] = namedQuery{fmt.Sprintf("Q%d", n), q, true}
+	}
+	return qs, nil
+}
+
+// queryFiles are the .sql files of dir in name order, each a query named
+// by its file name without the extension.
+func queryFiles(dir string) ([]namedQuery, error) {
+	if dir == "" {
+		return nil, usageError{"bench sql needs --dir FOLDER (its .sql files are the queries)"}
+	}
+	paths, err := filepath.Glob(filepath.Join(dir, "*.sql"))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, usageError{fmt.Sprintf("bench sql: no .sql file in %s", dir)}
+	}
+	sort.Strings(paths)
+	qs := make([]namedQuery, len(paths))
+	for i, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		q := strings.TrimSpace(string(b))
+		if q == "" {
+			return nil, fmt.Errorf("bench sql: %s is empty", p)
+		}
+		qs[i] = namedQuery{strings.TrimSuffix(filepath.Base(p), ".sql"), q, true}
+	}
+	return qs, nil
 }
 
 func header(ctx context.Context, w io.Writer, title string, eng *duckdbbridge.Engine, db string) {

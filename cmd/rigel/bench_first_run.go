@@ -21,7 +21,7 @@ import (
 // and running. Queries run in the order given and share what earlier ones
 // compiled, as queries of one session do. DuckDB's time for the same query
 // is beside it; hot runs follow.
-func benchFirstRun(ctx context.Context, ef *engineFlags, nums []int, runs int, out string) error {
+func benchFirstRun(ctx context.Context, ef *engineFlags, title string, queries []namedQuery, runs int, out string) error {
 	// rigel's kernel cache starts empty, and so does NVRTC's own: NVRTC 13
 	// keeps compiled programs in the CUDA driver's compute cache
 	// (~/.nv/ComputeCache unless CUDA_CACHE_PATH names another folder),
@@ -51,7 +51,7 @@ func benchFirstRun(ctx context.Context, ef *engineFlags, nums []int, runs int, o
 	}
 
 	var b strings.Builder
-	header(ctx, &b, "rigel bench tpch --first-run", eng, ef.db)
+	header(ctx, &b, title, eng, ef.db)
 	b.WriteString("- kernel cache: a new, empty folder; NVRTC's and the driver's compute cache (CUDA_CACHE_PATH) too\n")
 	fmt.Fprintf(&b, "- start-up: %s ms (DuckDB file, CUDA context, the utility kernels: %d compiled in %s ms)\n",
 		ms(startup.Nanoseconds()), startStats.KernelsCompiled, ms(startStats.CompileNanos))
@@ -62,19 +62,6 @@ func benchFirstRun(ctx context.Context, ef *engineFlags, nums []int, runs int, o
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprint(os.Stderr, b.String())
 	flushed := b.Len()
-	// The queries, then the same queries with other constants: what a
-	// dashboard with a new filter value meets. Kernels keyed by shape alone
-	// would compile nothing there; those rows are not in the means.
-	var queries []namedQuery
-	for _, n := range nums {
-		q, _ := tpch.Query(n)
-		queries = append(queries, namedQuery{fmt.Sprintf("Q%d", n), q, true})
-	}
-	variants, err := otherConstants(nums)
-	if err != nil {
-		return err
-	}
-	queries = append(queries, variants...)
 	var ratios, speedups []float64
 	failed := 0
 	for _, q := range queries {
@@ -176,15 +163,8 @@ func geomean(xs []float64) float64 {
 	return math.Exp(s / float64(len(xs)))
 }
 
-// namedQuery is a row of the table; inMeans: it counts in the geometric
-// means.
-type namedQuery struct {
-	name, sql string
-	inMeans   bool
-}
-
-// otherConstants are Q1 and Q6 (those of nums) with other constants.
-func otherConstants(nums []int) ([]namedQuery, error) {
+// otherConstants are TPC-H Q1 and Q6 (those of qs) with other constants.
+func otherConstants(qs []namedQuery) ([]namedQuery, error) {
 	edits := map[int]struct {
 		name string
 		from []string
@@ -197,7 +177,11 @@ func otherConstants(nums []int) ([]namedQuery, error) {
 			[]string{"'1996-01-01'", "'1995-01-01'", "0.04 AND 0.06", "< 25"}},
 	}
 	var out []namedQuery
-	for _, n := range nums {
+	for _, nq := range qs {
+		var n int
+		if _, err := fmt.Sscanf(nq.name, "Q%d", &n); err != nil {
+			continue
+		}
 		e, ok := edits[n]
 		if !ok {
 			continue

@@ -22,6 +22,7 @@ usage:
   rigel plan    --db FILE [--device cuda|host] [--format ...] PLAN.json|PLAN.pb
   rigel doctor
   rigel bench tpch --db FILE [--queries 1,6] [--runs N] [--first-run] [--device ...] [--out FILE.md]
+  rigel bench sql --db FILE --dir FOLDER [--runs N] [--first-run] [--device ...] [--out FILE.md]
   rigel bench serve --db FILE [--clients 1,16] [--per-client 200 | --duration D] [--hostile] [--queries all] [--device ...]
   rigel tpch-gen --sf N --db FILE [--force]
   rigel conformance [--device host|cuda] [--out conformance/RESULTS.md]
