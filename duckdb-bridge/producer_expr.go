@@ -340,6 +340,8 @@ func (p *producer) function(e *duckExpr, in []colType) (*pb.Expression, colType,
 		return p.datePart(part, e.Children[1], e, in)
 	case e.Name == "substring" || e.Name == "substr":
 		return p.substring(e, in)
+	case e.Name == "constant_or_null" && len(e.Children) >= 2:
+		return p.constantOrNull(e, in)
 	}
 	args, types, err := p.exprs(e.Children, in)
 	if err != nil {
@@ -378,6 +380,53 @@ func (p *producer) function(e *duckExpr, in []colType) (*pb.Expression, colType,
 		return p.not(like, nullable)
 	}
 	return p.call(f, out, valueArgs(args...)...)
+}
+
+// constantOrNull is DuckDB's constant_or_null(c, x...), which its
+// optimizer writes for a comparison it decided from c alone (TPC-DS q13,
+// q15, q48): null where any x is null, else c. It becomes
+// CASE WHEN x1 IS NULL OR ... THEN NULL ELSE c END over the nullable x.
+func (p *producer) constantOrNull(e *duckExpr, in []colType) (*pb.Expression, colType, error) {
+	c, ct, err := p.expr(e.Children[0], in)
+	if err != nil {
+		return nil, ct, err
+	}
+	var nulls []*pb.Expression
+	for _, x := range e.Children[1:] {
+		g, xt, err := p.expr(x, in)
+		if err != nil {
+			return nil, xt, err
+		}
+		if !xt.nullable {
+			continue
+		}
+		isNull, _, err := p.call(funcRef{urnComparison, "is_null:any", nil}, boolType(false), valueArgs(g)...)
+		if err != nil {
+			return nil, ct, err
+		}
+		nulls = append(nulls, isNull)
+	}
+	if len(nulls) == 0 {
+		return c, ct, nil
+	}
+	cond := nulls[0]
+	if len(nulls) > 1 {
+		if cond, _, err = p.call(funcRef{urnBoolean, "or:bool", nil}, boolType(false), valueArgs(nulls...)...); err != nil {
+			return nil, ct, err
+		}
+	}
+	out := colType{duck: *e.ReturnType, nullable: true}
+	t, err := substraitType(out)
+	if err != nil {
+		return nil, out, err
+	}
+	null := &pb.Expression{RexType: &pb.Expression_Literal_{Literal: &pb.Expression_Literal{
+		LiteralType: &pb.Expression_Literal_Null{Null: t}, Nullable: true,
+	}}}
+	return &pb.Expression{RexType: &pb.Expression_IfThen_{IfThen: &pb.Expression_IfThen{
+		Ifs:  []*pb.Expression_IfThen_IfClause{{If: cond, Then: null}},
+		Else: c,
+	}}}, out, nil
 }
 
 // datePart converts year(x), month(x)... and date_part('part', x) into
