@@ -1,6 +1,12 @@
 package gpu
 
-import "github.com/apache/arrow-go/v18/arrow/array"
+import (
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
 
 // DictCodeMap maps the codes of dictionary from to the codes of the same
 // strings in dictionary to: out[c] is the code in to of from's string c,
@@ -22,4 +28,62 @@ func DictCodeMap(from, to *array.String) []int32 {
 		out[i] = c
 	}
 	return out
+}
+
+// MergeDictionaries is the sorted union of dicts (nil ones hold no
+// string), in EncodeDictionary's byte order: the dictionary under which
+// Dict values of all of them can be mixed (a UNION's branches), each
+// part's codes mapped into it by DictCodeMap. Where every non-empty
+// dictionary holds the same strings, it is that one (nil when all are
+// nil), and same is true: no code needs mapping. The caller releases a
+// non-nil result.
+func MergeDictionaries(dicts ...*array.String) (merged *array.String, same bool) {
+	var first *array.String
+	same = true
+	for _, d := range dicts {
+		switch {
+		case d == nil:
+		case first == nil || first.Len() == 0:
+			first = d
+		case d.Len() > 0 && !equalStrings(first, d):
+			same = false
+		}
+	}
+	if same {
+		if first != nil {
+			first.Retain()
+		}
+		return first, true
+	}
+	seen := map[string]bool{}
+	var all []string
+	for _, d := range dicts {
+		for i := 0; d != nil && i < d.Len(); i++ {
+			if s := d.Value(i); !seen[s] {
+				s = string([]byte(s)) // detach from the Arrow buffer
+				seen[s] = true
+				all = append(all, s)
+			}
+		}
+	}
+	slices.SortFunc(all, strings.Compare)
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues(all, nil)
+	return b.NewStringArray(), false
+}
+
+func equalStrings(a, b *array.String) bool {
+	if a == b {
+		return true
+	}
+	if a.Len() != b.Len() {
+		return false
+	}
+	for i := 0; i < a.Len(); i++ {
+		if a.Value(i) != b.Value(i) {
+			return false
+		}
+	}
+	return true
 }

@@ -35,7 +35,9 @@ package gpu
 //
 // Concat(parts) appends equally shaped column lists: parts[k][i] has the
 // Kind (and Scale) of parts[0][i]; the output column i is nullable when any
-// part's is. Dict columns must share dictionaries of equal contents, else
+// part's is. Dict columns of different dictionaries (a UNION of two
+// tables' strings) come out under their merged dictionary
+// (MergeDictionaries), or, on a device that does not merge them, give
 // ErrUnsupported.
 
 // JoinIndexType is the type of the row-index columns of the join primitives.

@@ -35,8 +35,10 @@ import (
 // step around a device's bad guess.
 var precompileOn = os.Getenv("RIGEL_PRECOMPILE") != "0"
 
-// foreseenRoots bounds the plans the executor remembers walking.
-const foreseenRoots = 4096
+// foreseenRoots bounds the plans the executor remembers walking (and
+// keeps alive). Past it the memory starts again: a plan walked twice costs
+// its source generation again, a millisecond or two, and compiles nothing.
+const foreseenRoots = 1024
 
 // foreseen reports whether root was walked before (a cached plan run
 // again, whose kernels are compiled) and marks it walked.

@@ -672,7 +672,8 @@ func testUnmatchedBadInput(t *testing.T, dev gpu.Device) {
 }
 
 // testConcatMixed: nullable and non-nullable parts, an empty part, Dict
-// parts with equal dictionaries, decimal128 and floats.
+// parts with equal dictionaries and with different ones, decimal128 and
+// floats.
 func testConcatMixed(t *testing.T, dev gpu.Device) {
 	types := []arrow.DataType{I64, String, Dec(38, 3), F64, I16}
 	parts := [][][]any{
@@ -684,7 +685,7 @@ func testConcatMixed(t *testing.T, dev gpu.Device) {
 	// Part 2 is empty: gathered from part 0 with no index, so that its Dict
 	// column keeps part 0's dictionary (an uploaded empty string column has
 	// an empty one). The last part's dictionary {"a"} differs from
-	// {"a","b"}: it is concatenated in a second call below.
+	// {"a","b"}: it is concatenated in a third call below.
 	in := make([][]gpu.Column, len(parts))
 	for k, p := range parts {
 		if k == 2 {
@@ -730,15 +731,27 @@ func testConcatMixed(t *testing.T, dev gpu.Device) {
 	defer ReleaseCols(single)
 	expectRows(t, Rows(t, dev, single), Rows(t, dev, in[1]), true)
 
+	// Different dictionaries: the strings of both, or ErrUnsupported from
+	// a device that does not merge them.
+	var mixed []gpu.Column
 	err = callSafely(func() error {
-		o, err := dev.Concat(context.Background(), [][]gpu.Column{in[0], in[3]})
-		ReleaseCols(o)
+		var err error
+		mixed, err = dev.Concat(context.Background(), [][]gpu.Column{in[0], in[3]})
 		return err
 	})
-	expectError(t, err, "concat of different dictionaries")
-	if !errors.Is(err, gpu.ErrUnsupported) {
-		t.Fatalf("concat of different dictionaries: %v does not wrap ErrUnsupported", err)
+	if err != nil {
+		if !errors.Is(err, gpu.ErrUnsupported) {
+			t.Fatalf("concat of different dictionaries: %v (neither the strings of both nor ErrUnsupported)", err)
+		}
+		return
 	}
+	defer ReleaseCols(mixed)
+	both := make([]arrow.Array, len(types))
+	for i, dt := range types {
+		both[i] = MakeArray(dt, append(append([]any(nil), parts[0][i]...), parts[3][i]...)...)
+	}
+	defer ReleaseAll(both)
+	expectRows(t, Rows(t, dev, mixed), RowStrings(both), true)
 }
 
 func testConcatBadInput(t *testing.T, dev gpu.Device) {

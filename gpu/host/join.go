@@ -335,21 +335,40 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 	tick := newTicker(ctx)
 	for i := range parts[0] {
 		t := hp[0][i].typ
-		dict := hp[0][i].dict
 		total := 0
 		for k, p := range hp {
 			c := p[i]
 			if c.typ.Kind != t.Kind || c.typ.Scale != t.Scale {
 				return fail(fmt.Errorf("concat: column %d is %s in part %d and %s in part 0", i, c.typ, k, t))
 			}
-			if t.Kind == gpu.Dict {
-				var err error
-				if dict, err = sameDict(dict, c.dict); err != nil {
-					return fail(fmt.Errorf("concat: column %d: %w", i, err))
-				}
-			}
 			t.Nullable = t.Nullable || c.typ.Nullable
 			total += c.n
+		}
+		// Dict parts of different dictionaries (a UNION of two tables'
+		// strings) go under their merged dictionary, codes mapped.
+		var dict *array.String
+		var codeMaps [][]int32
+		if t.Kind == gpu.Dict {
+			dicts := make([]*array.String, len(hp))
+			for k, p := range hp {
+				dicts[k] = p[i].dict
+			}
+			merged, same := gpu.MergeDictionaries(dicts...)
+			if merged != nil {
+				defer merged.Release()
+			}
+			if merged != nil && merged.Len() > gpu.MaxDictionary {
+				return fail(fmt.Errorf("concat: column %d: %d distinct strings over the parts (at most %d): %w", i, merged.Len(), gpu.MaxDictionary, gpu.ErrUnsupported))
+			}
+			dict = merged
+			if !same {
+				codeMaps = make([][]int32, len(hp))
+				for k, d := range dicts {
+					if d != nil && d.Len() > 0 {
+						codeMaps[k] = gpu.DictCodeMap(d, merged)
+					}
+				}
+			}
 		}
 		var v *vec
 		if t.Kind == gpu.Str {
@@ -369,13 +388,20 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 			v = newVec(t.Kind, total, t.Nullable)
 		}
 		at := 0
-		for _, p := range hp {
+		for k, p := range hp {
 			c := p[i]
 			if err := tick.tick(c.n); err != nil {
 				return fail(err)
 			}
 			switch {
 			case v.str != nil: // above
+			case codeMaps != nil && codeMaps[k] != nil:
+				m := codeMaps[k]
+				for r := 0; r < c.n; r++ {
+					if c.data.isValid(r) {
+						v.i64[at+r] = int64(m[c.data.i64[r]])
+					}
+				}
 			case v.i64 != nil:
 				copy(v.i64[at:], c.data.i64[:c.n])
 			case v.f64 != nil:
