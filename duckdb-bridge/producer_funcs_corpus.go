@@ -46,6 +46,8 @@ func (p *producer) corpusFunction(e *duckExpr, in []colType) (g *pb.Expression, 
 		return p.roundDecimal(e, in)
 	case e.Name == "sign" && n == 1:
 		return p.signFloat(e, in)
+	case e.Name == "round" && n == 1:
+		return p.roundFloat(e, in)
 	case (e.Name == "left" || e.Name == "right") && n == 2:
 		g, t, err = p.leftRight(e, in)
 		return g, t, true, err
@@ -207,6 +209,23 @@ func (p *producer) signFloat(e *duckExpr, in []colType) (*pb.Expression, colType
 	}
 	k := sigKey(xt.duck)
 	g, t, err := p.call(funcRef{urnRigel, "sign:" + k, nil}, colType{duck: *e.ReturnType, nullable: xt.nullable}, valueArgs(x)...)
+	return g, t, true, err
+}
+
+// roundFloat converts round(x) of a DOUBLE or FLOAT: round(x, 0), halves
+// away from zero, as DuckDB rounds them (TPC-DS q54). Other types go the
+// ordinary way.
+func (p *producer) roundFloat(e *duckExpr, in []colType) (*pb.Expression, colType, bool, error) {
+	if rt := e.Children[0].ReturnType; rt == nil || (rt.ID != "DOUBLE" && rt.ID != "FLOAT") {
+		return nil, colType{}, false, nil
+	}
+	x, xt, err := p.expr(e.Children[0], in)
+	if err != nil {
+		return nil, colType{}, true, err
+	}
+	k := sigKey(xt.duck)
+	g, t, err := p.call(funcRef{urnRounding, "round:" + k + "_i32", optRound}, colType{duck: *e.ReturnType, nullable: xt.nullable},
+		valueArgs(x, i32Literal(0))...)
 	return g, t, true, err
 }
 

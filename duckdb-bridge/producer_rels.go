@@ -401,6 +401,9 @@ func (p *producer) filter(n *duckNode) (*pb.Rel, []colType, error) {
 // projection: Substrait's ProjectRel appends its expressions to the input
 // columns; the emit keeps only the expressions, as DuckDB's projection does.
 func (p *producer) projection(n *duckNode) (*pb.Rel, []colType, error) {
+	if sub, x, ok := rowCheckedSubquery(n); ok {
+		return p.subqueryValue(sub, x) // producer_subquery.go
+	}
 	input, in, err := p.onlyChild(n)
 	if err != nil {
 		return nil, nil, err
