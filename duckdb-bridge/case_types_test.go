@@ -1,7 +1,6 @@
 package duckdbbridge
 
 import (
-	"database/sql"
 	"strings"
 	"testing"
 
@@ -14,16 +13,9 @@ import (
 // while running with "ill-typed expression" (TPC-DS q40 and q80: the
 // smallest case is sum(coalesce(cr_refunded_cash, 0))).
 func TestCaseOfNarrowerDecimals(t *testing.T) {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE TABLE cr AS SELECT i AS id,
+	db := memoryDB(t, `CREATE TABLE cr AS SELECT i AS id,
   CASE WHEN i % 3 = 0 THEN NULL ELSE CAST(i / 3.0 AS DECIMAL(7,2)) END AS cash,
-  CAST(i * 1.5 AS DECIMAL(5,1)) AS fee FROM range(40) r(i)`); err != nil {
-		t.Fatal(err)
-	}
+  CAST(i * 1.5 AS DECIMAL(5,1)) AS fee FROM range(40) r(i)`)
 	e := NewEngine(db, "case-types", host.New(), "")
 	checkWholeOnHost(t, e, []string{
 		"SELECT sum(coalesce(cash, 0)) FROM cr",
@@ -39,14 +31,7 @@ func TestCaseOfNarrowerDecimals(t *testing.T) {
 // at SF0.01 failed with "typed float64 (not nullable) but produced a null"
 // where its denominator was 0 (substrait-go types an IfThen by one branch).
 func TestCaseWithNullBranch(t *testing.T) {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE TABLE r AS SELECT CAST(i AS BIGINT) AS a, CAST(i % 4 AS BIGINT) AS b FROM range(20) t(i)`); err != nil {
-		t.Fatal(err)
-	}
+	db := memoryDB(t, `CREATE TABLE r AS SELECT CAST(i AS BIGINT) AS a, CAST(i % 4 AS BIGINT) AS b FROM range(20) t(i)`)
 	e := NewEngine(db, "case-null", host.New(), "")
 	checkWholeOnHost(t, e, []string{
 		"SELECT a, CASE WHEN b = 0 THEN NULL ELSE CAST(a AS DECIMAL(15,4)) / CAST(b AS DECIMAL(15,4)) END AS q FROM r ORDER BY a",
@@ -64,15 +49,8 @@ func TestCaseWithNullBranch(t *testing.T) {
 // column is (TPC-DS q13, q15, q48 fell back to DuckDB whole over it). It
 // runs on the device as a CASE over IS NULL.
 func TestConstantOrNull(t *testing.T) {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE TABLE b AS SELECT i % 10 AS k,
-  CASE WHEN i % 7 = 0 THEN NULL ELSE CAST(i AS DECIMAL(7,2)) END AS price FROM range(100) t(i)`); err != nil {
-		t.Fatal(err)
-	}
+	db := memoryDB(t, `CREATE TABLE b AS SELECT i % 10 AS k,
+  CASE WHEN i % 7 = 0 THEN NULL ELSE CAST(i AS DECIMAL(7,2)) END AS price FROM range(100) t(i)`)
 	var plan string
 	if err := db.QueryRow("EXPLAIN SELECT k, price > 5000.00 FROM b").Scan(new(string), &plan); err != nil {
 		t.Fatal(err)

@@ -19,18 +19,11 @@ import (
 
 func openFloatEdgesDB(t *testing.T) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE TABLE fe (id INTEGER NOT NULL, x DOUBLE, r REAL, y BIGINT, m BIGINT, d BIGINT);
+	db := memoryDB(t, `CREATE TABLE fe (id INTEGER NOT NULL, x DOUBLE, r REAL, y BIGINT, m BIGINT, d BIGINT);
 INSERT INTO fe VALUES
  (1, 'nan', 'nan', 2024, 2, 29), (2, 'inf', 'inf', 2023, 2, 28), (3, '-inf', '-inf', 0, 1, 1),
  (4, -0.0, -0.0, -5877641, 6, 25), (5, 0.0, 0.0, 5881580, 7, 10), (6, -1e-300, -1e-30, 1, 12, 31),
- (7, NULL, NULL, NULL, 1, 1), (8, 2.5, 2.5, 1900, 2, 28);`); err != nil {
-		t.Fatal(err)
-	}
+ (7, NULL, NULL, NULL, 1, 1), (8, 2.5, 2.5, 1900, 2, 28);`)
 	return db
 }
 

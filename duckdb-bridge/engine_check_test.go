@@ -2,6 +2,7 @@ package duckdbbridge
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -56,4 +57,19 @@ func checkRunOnDevice(t *testing.T, queries []string) {
 			}
 		})
 	}
+}
+
+// memoryDB is an in-memory DuckDB holding what ddl makes, closed with the
+// test.
+func memoryDB(t *testing.T, ddl string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(ddl); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

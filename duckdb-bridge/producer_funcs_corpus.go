@@ -200,22 +200,20 @@ const urnRoundingDec = "extension:io.substrait:functions_rounding_decimal"
 // type and leaves NaN unspecified, so this is rigel's sign. Integer signs
 // are intSign's (p.function).
 func (p *producer) signFloat(e *duckExpr, in []colType) (*pb.Expression, colType, bool, error) {
-	if rt := e.Children[0].ReturnType; rt == nil || (rt.ID != "DOUBLE" && rt.ID != "FLOAT") {
-		return nil, colType{}, false, nil
-	}
-	x, xt, err := p.expr(e.Children[0], in)
-	if err != nil {
-		return nil, colType{}, true, err
-	}
-	k := sigKey(xt.duck)
-	g, t, err := p.call(funcRef{urnRigel, "sign:" + k, nil}, colType{duck: *e.ReturnType, nullable: xt.nullable}, valueArgs(x)...)
-	return g, t, true, err
+	return p.floatCall(e, in, func(k string) funcRef { return funcRef{urnRigel, "sign:" + k, nil} })
 }
 
 // roundFloat converts round(x) of a DOUBLE or FLOAT: round(x, 0), halves
 // away from zero, as DuckDB rounds them (TPC-DS q54). Other types go the
 // ordinary way.
 func (p *producer) roundFloat(e *duckExpr, in []colType) (*pb.Expression, colType, bool, error) {
+	return p.floatCall(e, in, func(k string) funcRef { return funcRef{urnRounding, "round:" + k + "_i32", optRound} }, i32Literal(0))
+}
+
+// floatCall converts e, a function of one DOUBLE or FLOAT argument x, into
+// fn(k)(x, extra...), k being x's signature key (fp64, fp32); ok is false
+// for an argument of another type, which takes the ordinary way.
+func (p *producer) floatCall(e *duckExpr, in []colType, fn func(k string) funcRef, extra ...*pb.Expression) (*pb.Expression, colType, bool, error) {
 	if rt := e.Children[0].ReturnType; rt == nil || (rt.ID != "DOUBLE" && rt.ID != "FLOAT") {
 		return nil, colType{}, false, nil
 	}
@@ -223,9 +221,7 @@ func (p *producer) roundFloat(e *duckExpr, in []colType) (*pb.Expression, colTyp
 	if err != nil {
 		return nil, colType{}, true, err
 	}
-	k := sigKey(xt.duck)
-	g, t, err := p.call(funcRef{urnRounding, "round:" + k + "_i32", optRound}, colType{duck: *e.ReturnType, nullable: xt.nullable},
-		valueArgs(x, i32Literal(0))...)
+	g, t, err := p.call(fn(sigKey(xt.duck)), colType{duck: *e.ReturnType, nullable: xt.nullable}, valueArgs(append([]*pb.Expression{x}, extra...)...)...)
 	return g, t, true, err
 }
 

@@ -1,7 +1,6 @@
 package duckdbbridge
 
 import (
-	"database/sql"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu/host"
@@ -12,16 +11,9 @@ import (
 // dictionaries are merged (TPC-DS q04, q05, q11 and 11 more fell back to
 // DuckDB whole with "dict values from two different dictionaries").
 func TestUnionOfDifferentDictionaries(t *testing.T) {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE TABLE x AS SELECT i AS id, CASE WHEN i % 5 = 0 THEN NULL ELSE 'store-' || (i % 3) END AS channel FROM range(30) r(i);
+	db := memoryDB(t, `CREATE TABLE x AS SELECT i AS id, CASE WHEN i % 5 = 0 THEN NULL ELSE 'store-' || (i % 3) END AS channel FROM range(30) r(i);
 CREATE TABLE y AS SELECT i AS id, 'web-' || (i % 4) AS channel FROM range(20) r(i);
-CREATE TABLE z AS SELECT i AS id, 'store-1' AS channel FROM range(5) r(i)`); err != nil {
-		t.Fatal(err)
-	}
+CREATE TABLE z AS SELECT i AS id, 'store-1' AS channel FROM range(5) r(i)`)
 	e := NewEngine(db, "union-dict", host.New(), "")
 	checkWholeOnHost(t, e, []string{
 		"SELECT channel, id FROM x UNION ALL SELECT channel, id FROM y ORDER BY channel NULLS FIRST, id",

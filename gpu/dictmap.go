@@ -45,7 +45,7 @@ func MergeDictionaries(dicts ...*array.String) (merged *array.String, same bool)
 		case d == nil:
 		case first == nil || first.Len() == 0:
 			first = d
-		case d.Len() > 0 && !equalStrings(first, d):
+		case d.Len() > 0 && !SameDictionary(first, d):
 			same = false
 		}
 	}
@@ -73,11 +73,14 @@ func MergeDictionaries(dicts ...*array.String) (merged *array.String, same bool)
 	return b.NewStringArray(), false
 }
 
-func equalStrings(a, b *array.String) bool {
+// SameDictionary reports whether two dictionaries hold the same strings in
+// the same order, so that equal codes are equal strings (nil holds none,
+// and equals only nil).
+func SameDictionary(a, b *array.String) bool {
 	if a == b {
 		return true
 	}
-	if a.Len() != b.Len() {
+	if a == nil || b == nil || a.Len() != b.Len() {
 		return false
 	}
 	for i := 0; i < a.Len(); i++ {

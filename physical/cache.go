@@ -386,18 +386,8 @@ func (x *Executor) LoadScans(ctx context.Context, root Node) error {
 	var pins []*cacheEntry
 	defer func() { x.Cache.unpin(pins) }()
 	var st ScanStats
-	var walk func(n Node) error
-	walk = func(n Node) error {
-		if s, ok := n.(*Scan); ok {
-			_, err := x.Cache.get(ctx, x.Dev, x.Source, s, &st, &pins)
-			return err
-		}
-		for _, c := range n.Children() {
-			if err := walk(c); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return walk(root)
+	return forEachScan(root, func(s *Scan) error {
+		_, err := x.Cache.get(ctx, x.Dev, x.Source, s, &st, &pins)
+		return err
+	})
 }

@@ -85,8 +85,8 @@ func (r *run) precompile(ctx, until context.Context, root Node) error {
 }
 
 // loadScans loads every scan under n that the run will read.
-func (r *run) loadScans(ctx context.Context, n Node) error {
-	if s, ok := n.(*Scan); ok {
+func (r *run) loadScans(ctx context.Context, root Node) error {
+	return forEachScan(root, func(s *Scan) error {
 		if _, done := r.scanned[s]; done {
 			return nil
 		}
@@ -99,9 +99,17 @@ func (r *run) loadScans(ctx context.Context, n Node) error {
 		}
 		r.scanned[s] = cols
 		return nil
+	})
+}
+
+// forEachScan calls fn on every scan under n that a run reads, in the
+// order it reads them, until fn fails.
+func forEachScan(n Node, fn func(*Scan) error) error {
+	if s, ok := n.(*Scan); ok {
+		return fn(s)
 	}
 	for _, c := range execChildren(n) {
-		if err := r.loadScans(ctx, c); err != nil {
+		if err := forEachScan(c, fn); err != nil {
 			return err
 		}
 	}

@@ -225,7 +225,7 @@ func isCaseValue(i, n int) bool { return i%2 == 1 || i == n-1 }
 // (gpu/host/check.go sameDict); the engine then runs them on DuckDB.
 func (st *strTables) checkDictMixing(p *gpu.Pipeline, cols []*column) error {
 	mixed := func(e *gpu.Expr, a, b *array.String) error {
-		if a == nil || b == nil || sameDictionary(a, b) {
+		if a == nil || b == nil || gpu.SameDictionary(a, b) {
 			return nil
 		}
 		return fmt.Errorf("%s: dict values from two different dictionaries (%d and %d strings): %w", e, a.Len(), b.Len(), gpu.ErrUnsupported)

@@ -123,7 +123,7 @@ func (d *Device) joinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc, pc 
 	}
 	pc = append([]*column(nil), pc...)
 	for i := range bc {
-		if bc[i].t.Kind != gpu.Dict || bc[i].dict == nil || pc[i].dict == nil || sameDictionary(bc[i].dict, pc[i].dict) {
+		if bc[i].t.Kind != gpu.Dict || bc[i].dict == nil || pc[i].dict == nil || gpu.SameDictionary(bc[i].dict, pc[i].dict) {
 			continue
 		}
 		m, err := d.dictKeyIn(pc[i], bc[i].dict)
@@ -220,23 +220,6 @@ func (d *Device) sameLength(cols []gpu.Column, what string, strOK bool) ([]*colu
 		}
 	}
 	return cs, nil
-}
-
-// sameDictionary reports whether two dictionaries hold the same strings in
-// the same order (so that equal codes are equal strings).
-func sameDictionary(a, b *array.String) bool {
-	if a == b {
-		return true
-	}
-	if a == nil || b == nil || a.Len() != b.Len() {
-		return false
-	}
-	for i := 0; i < a.Len(); i++ {
-		if a.Value(i) != b.Value(i) {
-			return false
-		}
-	}
-	return true
 }
 
 func dictLen(a *array.String) int {

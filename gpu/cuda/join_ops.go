@@ -266,7 +266,7 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 			if c.t.Kind != t.Kind || c.t.Scale != t.Scale {
 				return fail(fmt.Errorf("column %d is %s in part %d and %s in part 0", i, c.t, k, first.t))
 			}
-			if t.Kind == gpu.Dict && !sameDictionary(first.dict, c.dict) {
+			if t.Kind == gpu.Dict && !gpu.SameDictionary(first.dict, c.dict) {
 				return fail(fmt.Errorf("column %d: dict values from two different dictionaries (%d and %d strings): %w",
 					i, dictLen(first.dict), dictLen(c.dict), gpu.ErrUnsupported))
 			}

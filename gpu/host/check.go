@@ -289,17 +289,8 @@ func sameDict(a, b *array.String) (*array.String, error) {
 	if a == nil {
 		return b, nil
 	}
-	if b == nil || a == b {
+	if b == nil || gpu.SameDictionary(a, b) {
 		return a, nil
-	}
-	if a.Len() == b.Len() {
-		same := true
-		for i := 0; i < a.Len() && same; i++ {
-			same = a.Value(i) == b.Value(i)
-		}
-		if same {
-			return a, nil
-		}
 	}
 	return nil, fmt.Errorf("dict values from two different dictionaries (%d and %d strings): %w", a.Len(), b.Len(), gpu.ErrUnsupported)
 }
