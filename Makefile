@@ -31,7 +31,7 @@ export RIGEL_TPCHGEN := $(TPCHGEN)
 export RIGEL_NVRTC := $(NVRTC_LIB)
 DEMO_DB := data/tpch-sf1.duckdb
 
-.PHONY: setup test build capi demo gpu-bundle gpu-bundle-corpus gpu-bundle-tpcds bundle-common clean plans
+.PHONY: setup test build capi demo prebuilt gpu-bundle gpu-bundle-corpus gpu-bundle-tpcds bundle-common clean plans
 
 ## setup: Go modules, the NVRTC wheel (compiles CUDA on a CPU for CI checks), tpchgen-cli,
 ## and the Flight SQL clients the server is tested with (pyarrow + ADBC, the JDBC driver).
@@ -106,6 +106,12 @@ FORCE:
 ## demo: TPC-H SF1 into a DuckDB file, then Q1 and Q6 through rigel next to DuckDB.
 demo: bin/rigel $(TPCHGEN)
 	@DEMO_DB=$(DEMO_DB) scripts/demo.sh
+
+## prebuilt: compile the hand-written kernels' built-in CUBINs (gpu/cuda/prebuilt.go) after a
+## change to gpu/cuda/kernels/, then check them.
+prebuilt: $(NVRTC_LIB)
+	RIGEL_WRITE_PREBUILT=1 RIGEL_NVRTC=$(NVRTC_LIB) $(GO) test $(GOFLAGS_RIGEL) -count=1 -run TestPrebuiltModulesAreCurrent ./gpu/cuda
+	$(GO) test $(GOFLAGS_RIGEL) -count=1 -run TestPrebuiltModulesAreCurrent ./gpu/cuda
 
 ## gpu-bundle: test binaries, the CLI and tpchgen-cli for a GPU machine without Go.
 ## gpu-bundle-corpus: the same folder with the producer corpus's test binary

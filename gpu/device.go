@@ -130,7 +130,13 @@ type Stats struct {
 	// started ahead.
 	KernelsAhead     int64
 	CompileWaitNanos int64
-	DeviceNanos      int64 // time spent in kernels, from device events (see KernelTimer)
+	// ProgramRuns counts the pipelines that ran on precompiled kernels
+	// (an interpreter of the pipeline's program) because their own
+	// kernel was not compiled yet; FusedDeferred the fused joins that
+	// gave way to the composed join for the same reason.
+	ProgramRuns   int64
+	FusedDeferred int64
+	DeviceNanos   int64 // time spent in kernels, from device events (see KernelTimer)
 	// HostWaits counts the times the host stopped to wait for the device
 	// (to read back a row count, a status word or a result), and
 	// HostWaitNanos the wall time it spent waiting: the round trips that

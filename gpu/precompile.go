@@ -56,3 +56,21 @@ type KernelCall struct {
 type CompileWaiter interface {
 	WaitCompiles(ctx context.Context) error
 }
+
+type composeKey struct{}
+
+// MayCompose marks ctx for a fused join call (RunProbe, RunProbeLeft,
+// ProbeCounts) whose caller runs the composed join itself when the call
+// returns ErrUnsupported. A device whose fused kernel for the call is
+// not compiled yet may then decline it at once, and compile it in the
+// background for later runs, rather than keep the query waiting for the
+// compiler: the composed join's primitives are precompiled.
+func MayCompose(ctx context.Context) context.Context {
+	return context.WithValue(ctx, composeKey{}, true)
+}
+
+// Composable reports whether ctx was marked by MayCompose.
+func Composable(ctx context.Context) bool {
+	v, _ := ctx.Value(composeKey{}).(bool)
+	return v
+}

@@ -80,7 +80,7 @@ func keepByCount(types []gpu.Type, op gpu.Op, extra ...*gpu.Expr) *gpu.Pipeline 
 func (r *run) countJoin(ctx context.Context, x *CountJoin, left, right []gpu.Column) ([]gpu.Column, error) {
 	j := x.Join
 	if pc, ok := r.x.Dev.(gpu.ProbeCounter); ok && rowCount(right) <= swapBuildRatio*rowCount(left) {
-		counts, err := pc.ProbeCounts(ctx, x.cond, left, right, j.LeftKeys, j.RightKeys, j.NullsEqual)
+		counts, err := pc.ProbeCounts(gpu.MayCompose(ctx), x.cond, left, right, j.LeftKeys, j.RightKeys, j.NullsEqual)
 		if err == nil {
 			r.keep([]gpu.Column{counts})
 			out, err := r.x.Dev.Run(ctx, x.keep, append(append([]gpu.Column(nil), left...), counts))

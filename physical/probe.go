@@ -268,8 +268,10 @@ func (r *run) probePipeline(ctx context.Context, x *ProbePipeline, left, right [
 	}
 	outer := fusableOuter(x.Join)
 	leftSwap := outer && rowCount(right) > leftSwapRatio*rowCount(left)
+	// The fused calls may decline (gpu.MayCompose) while their kernels
+	// compile: the composed join below runs on precompiled kernels.
 	if lr, ok := r.x.Dev.(gpu.LeftProbeRunner); ok && outer && !leftSwap {
-		out, err := r.runProbeOuter(ctx, lr, x, left, right)
+		out, err := r.runProbeOuter(gpu.MayCompose(ctx), lr, x, left, right)
 		if err == nil {
 			return out, nil
 		}
@@ -277,7 +279,7 @@ func (r *run) probePipeline(ctx context.Context, x *ProbePipeline, left, right [
 			return nil, err
 		}
 	} else if pr, ok := r.x.Dev.(gpu.ProbeRunner); ok && x.Join.Type == JoinInner {
-		out, err := r.runProbe(ctx, pr, x, left, right)
+		out, err := r.runProbe(gpu.MayCompose(ctx), pr, x, left, right)
 		if err == nil {
 			return r.keep(out), nil
 		}

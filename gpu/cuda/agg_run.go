@@ -45,6 +45,15 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 	if err != nil {
 		return nil, err
 	}
+	if !d.fusedReady(src) {
+		if pr, err := compileProgram(p, aggProjections(p)); err == nil {
+			if pa, err := programAggregate(ap, pr); err == nil && pa.threads() >= 32 {
+				d.compileLater(src, "rigel_aggregate.cu")
+				d.onProgram("aggregate", p)
+				return d.runAggregateProgram(ap, pr, pa, cols, args, n)
+			}
+		}
+	}
 	mod, err := d.entryModule(src, "rigel_aggregate.cu")
 	if err != nil {
 		return nil, err
@@ -57,20 +66,9 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 // start at the hint (or a size from the units); 2*units+64 slots always suffice,
 // units being the rows (or join pairs) that can each make a group.
 func (d *Device) aggregateGrowing(ap *aggPlan, mod *module, cols []*column, args []uint64, n, units int) ([]*column, error) {
-	p := ap.p
 	capacity := 0
 	if ap.strat == stratHash {
-		want := 2 * p.GroupHint
-		if p.GroupHint <= 0 {
-			// No hint: half the units, from 64K to 1M slots. A table that
-			// fills up costs a pass up to where it filled: TPC-H Q3's 114K
-			// groups filled 64K slots after 0.30 ms, Q10's 381K groups
-			// 256K slots after 0.74 ms (SF10, H100, session 15 device run
-			// 2 and session 16 run 1); a table larger than needed costs
-			// only its initialization and the emit's scan over its slots.
-			want = min(max(units/2, 1<<16), 1<<20)
-		}
-		capacity = nextPow2(min(max(want, 64), 2*units+64))
+		capacity = firstCapacity(ap.p, units)
 	}
 	for {
 		tmp := &temps{d: d}
@@ -85,6 +83,21 @@ func (d *Device) aggregateGrowing(ap *aggPlan, mod *module, cols []*column, args
 		}
 		capacity = next
 	}
+}
+
+// firstCapacity is the first table size of a hash aggregate over units
+// rows or pairs: twice the group hint, or without one half the units,
+// from 64K to 1M slots. A table that fills up costs a pass up to where it
+// filled: TPC-H Q3's 114K groups filled 64K slots after 0.30 ms, Q10's
+// 381K groups 256K slots after 0.74 ms (SF10, H100); a table larger than
+// needed costs only its initialization and the emit's scan over its
+// slots.
+func firstCapacity(p *gpu.Pipeline, units int) int {
+	want := 2 * p.GroupHint
+	if p.GroupHint <= 0 {
+		want = min(max(units/2, 1<<16), 1<<20)
+	}
+	return nextPow2(min(max(want, 64), 2*units+64))
 }
 
 // tableFill is what a hash aggregate's kernel reports when its table filled

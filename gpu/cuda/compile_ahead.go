@@ -70,15 +70,17 @@ func (d *Device) compileAhead(ctx context.Context, files []kernelFile, l compile
 		if _, ok := d.mods[f.src]; ok {
 			continue
 		}
-		if _, ok := d.pending[f.src]; ok {
-			continue
-		}
-		if _, ok := d.pendingQuick[f.src]; ok {
+		if queued(d.pending, f.src) || queued(d.pendingQuick, f.src) {
 			continue
 		}
 		if _, ok := d.quick[f.src]; ok && l == levelQuick {
 			continue
 		}
+		// A compile dropped when its run ended (never started) is queued
+		// again: a run on the interpreter waits for none, and would
+		// otherwise never get its kernel.
+		delete(d.pending, f.src)
+		delete(d.pendingQuick, f.src)
 		p := &pendingCompile{done: make(chan struct{})}
 		pending[f.src] = p
 		jobs, ps = append(jobs, f), append(ps, p)
@@ -100,6 +102,13 @@ func (d *Device) compileAhead(ctx context.Context, files []kernelFile, l compile
 			}
 		}()
 	}
+}
+
+// queued reports whether pending holds a compile of src that runs, ran
+// or waits to (not one dropped before it started).
+func queued(pending map[string]*pendingCompile, src string) bool {
+	p, ok := pending[src]
+	return ok && !(p.finished() && p.err == errDropped)
 }
 
 // compileJob compiles f at level l into p, unless ctx ended; a quick job
@@ -245,10 +254,17 @@ func (d *Device) Precompile(ctx context.Context, calls []gpu.KernelCall) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
+	if d.closed || d.programMode == programAlways { // no generated kernel is wanted
 		return
 	}
-	d.compileAhead(ctx, files, levelQuick)
+	// Where the interpreter runs what is not compiled yet, no run waits
+	// for these: they compile at the full level, which later runs keep.
+	// Without it the run waits for each, and a quick compile serves it.
+	l := levelFull
+	if d.programMode == programOff {
+		l = levelQuick
+	}
+	d.compileAhead(ctx, files, l)
 }
 
 // callSources are the generated modules (constants hoisted, as memoEntry

@@ -61,14 +61,16 @@ type Device struct {
 	// computed only on a miss (every pipeline run looks its module up).
 	mods map[string]*module
 	// The hand-written modules (kernelfiles.go), once loaded.
-	util, join, sortRange, topk, bitonic *module
+	util, join, sortRange, topk, bitonic, program *module
 	// pending are the background compiles (compile_ahead.go) not yet
 	// taken, by source text: full ones, and the quick ones of generated
 	// kernels foreseen by Precompile. quick holds the quick modules
 	// (kernelModule), in use until the full one is loaded.
 	pending, pendingQuick map[string]*pendingCompile
 	quick                 map[string]*module
-	status                uint64 // 4-byte device word kernels raise flags in
+	status                uint64            // 4-byte device word kernels raise flags in
+	programMode           programMode       // when pipelines run on the interpreter (program_run.go)
+	readyCalls            map[readyKey]bool // fused join calls whose kernels were ready (deferFused)
 	closed                bool
 	// opCtx is the running operation's ctx, which launches and waits
 	// check (cancel.go; d.mu).
@@ -76,6 +78,7 @@ type Device struct {
 
 	st struct {
 		up, down, launches, compiled, compileNanos, ahead, compileWait, nanos, waits, waitNanos atomic.Int64
+		programRuns, deferred                                                                   atomic.Int64
 	}
 	// direct: blocks allocated outside the pool and their sizes (d.mu).
 	direct      map[uint64]int64
@@ -106,7 +109,7 @@ func Open() (*Device, error) {
 	if err := loadNVRTC(); err != nil {
 		return nil, err
 	}
-	d := &Device{mods: map[string]*module{}, quick: map[string]*module{}, pending: map[string]*pendingCompile{}, pendingQuick: map[string]*pendingCompile{}}
+	d := &Device{programMode: defaultProgramMode, readyCalls: map[readyKey]bool{}, mods: map[string]*module{}, quick: map[string]*module{}, pending: map[string]*pendingCompile{}, pendingQuick: map[string]*pendingCompile{}}
 	if err := check(C.rg_device_get(&d.dev, 0), "cuDeviceGet 0"); err != nil {
 		return nil, fmt.Errorf("%v: %w", err, gpu.ErrNoDevice)
 	}
@@ -171,8 +174,11 @@ func (d *Device) init() error {
 	if d.status, err = d.cx.alloc(8, "kernel status word"); err != nil {
 		return err
 	}
-	// The join and sort kernels compile in the background while the
-	// utility module, which every query needs, compiles here.
+	// The hand-written modules are built in (prebuilt.go) where the GPU's
+	// architecture allows. Otherwise the join and sort kernels and the
+	// interpreter compile in the background while the utility module,
+	// which every query needs, compiles here.
+	d.loadPrebuilt()
 	d.compileAhead(context.Background(), backgroundFiles, levelFull)
 	if d.util, err = d.moduleFor(utilFile.src, utilFile.name); err != nil {
 		return err
@@ -281,7 +287,8 @@ func (d *Device) Stats() gpu.Stats {
 		KernelLaunches: d.st.launches.Load(), KernelsCompiled: d.st.compiled.Load(),
 		CompileNanos: d.st.compileNanos.Load(), KernelsAhead: d.st.ahead.Load(),
 		CompileWaitNanos: d.st.compileWait.Load(),
-		DeviceNanos:      d.st.nanos.Load(), BytesLive: live,
+		ProgramRuns:      d.st.programRuns.Load(), FusedDeferred: d.st.deferred.Load(),
+		DeviceNanos: d.st.nanos.Load(), BytesLive: live,
 		HostWaits: d.st.waits.Load(), HostWaitNanos: d.st.waitNanos.Load(),
 	}
 }
@@ -307,6 +314,8 @@ func (d *Device) ResetStats() {
 	d.st.compileNanos.Store(0)
 	d.st.ahead.Store(0)
 	d.st.compileWait.Store(0)
+	d.st.programRuns.Store(0)
+	d.st.deferred.Store(0)
 	d.st.nanos.Store(0)
 	d.st.waits.Store(0)
 	d.st.waitNanos.Store(0)

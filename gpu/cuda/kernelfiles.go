@@ -39,8 +39,9 @@ var (
 	sortRangeFile = kernelFile{"rigel_sort_range.cu", preludeSrc + sortKeysSrc + sortRangeSrc}
 	topkFile      = kernelFile{"rigel_topk.cu", preludeSrc + sortKeysSrc + topkSrc}
 	bitonicFile   = kernelFile{"rigel_bitonic.cu", preludeSrc + sortKeysSrc + bitonicSrc}
-	// backgroundFiles compile from Open on, in the background.
-	backgroundFiles = []kernelFile{joinFile, bitonicFile, topkFile, sortRangeFile}
+	// backgroundFiles compile from Open on, in the background: the
+	// interpreter first (program.go), which a first run needs at once.
+	backgroundFiles = []kernelFile{programFile, joinFile, bitonicFile, topkFile, sortRangeFile}
 )
 
 // loaded returns the module of a hand-written kernel file, loading it on

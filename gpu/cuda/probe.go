@@ -25,7 +25,7 @@ const maxArgWords = 256
 // but the aggregate table's updates.
 func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
 	var out []*column
-	err := d.probeCall(ctx, "run probe", p, probe, build, probeKeys, buildKeys, nullsEqual,
+	err := d.probeCall(ctx, "run probe", gpu.KernelCall{Kind: gpu.CallProbe, Pipe: p}, probe, build, probeKeys, buildKeys, nullsEqual,
 		func() error { return gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual) },
 		func(j *probeJoin) (err error) {
 			switch p.Sink {
@@ -48,7 +48,8 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 // their kernels: the context, check (the call's shape), then under d.mu
 // the open device, the join set up (probeSetup) for body and released
 // after it; errors past check name what and p.
-func (d *Device) probeCall(ctx context.Context, what string, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool, check func() error, body func(j *probeJoin) error) error {
+func (d *Device) probeCall(ctx context.Context, what string, call gpu.KernelCall, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool, check func() error, body func(j *probeJoin) error) error {
+	p := call.Pipe
 	if err := gpu.CtxErr(ctx); err != nil {
 		return err
 	}
@@ -60,6 +61,9 @@ func (d *Device) probeCall(ctx context.Context, what string, p *gpu.Pipeline, pr
 	defer d.watch(ctx)()
 	if d.closed {
 		return fmt.Errorf("%s: CUDA device is closed", what)
+	}
+	if d.deferFused(ctx, call, probe, build) {
+		return fmt.Errorf("%s %s: its kernel is not compiled yet: %w", what, p, gpu.ErrUnsupported)
 	}
 	j, err := d.probeSetup(p, probe, build, probeKeys, buildKeys, nullsEqual)
 	if err != nil {

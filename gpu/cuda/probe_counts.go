@@ -19,7 +19,7 @@ var _ gpu.ProbeCounter = (*Device)(nil)
 func (d *Device) ProbeCounts(ctx context.Context, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) (gpu.Column, error) {
 	p = countsPipeline(p)
 	var out *column
-	err := d.probeCall(ctx, "probe counts", p, probe, build, probeKeys, buildKeys, nullsEqual,
+	err := d.probeCall(ctx, "probe counts", gpu.KernelCall{Kind: gpu.CallProbeCounts, Pipe: p}, probe, build, probeKeys, buildKeys, nullsEqual,
 		func() error { return gpu.CheckProbeCountsShape(p, probe, build, probeKeys, buildKeys, nullsEqual) },
 		func(j *probeJoin) (err error) {
 			out, err = d.probeCounts(ctx, p, j)

@@ -16,7 +16,7 @@ var _ gpu.LeftProbeRunner = (*Device)(nil)
 // the filter keep, and a padded row for each probe row that none matches.
 func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, single bool, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
 	var out []*column
-	err := d.probeCall(ctx, "run probe (left join)", p, probe, build, probeKeys, buildKeys, nullsEqual,
+	err := d.probeCall(ctx, "run probe (left join)", gpu.KernelCall{Kind: gpu.CallProbeLeft, Pipe: p, Cond: cond, Single: single}, probe, build, probeKeys, buildKeys, nullsEqual,
 		func() error {
 			if err := gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual); err != nil {
 				return err

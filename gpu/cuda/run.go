@@ -184,6 +184,13 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 	if err != nil {
 		return nil, err
 	}
+	if !d.fusedReady(src) {
+		if pr, err := compileProgram(p, nil); err == nil {
+			d.compileLater(src, "rigel_materialize.cu")
+			d.onProgram("materialize", p)
+			return d.runMaterializeProgram(pr, cols, args, n, st)
+		}
+	}
 	mod, err := d.entryModule(src, "rigel_materialize.cu")
 	if err != nil {
 		return nil, err
