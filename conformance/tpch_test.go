@@ -112,6 +112,20 @@ func TestTPCHHost(t *testing.T) {
 	checkTPCH(t, openEngine(t, host.New()), duckdbbridge.OnHost)
 }
 
+// TestTPCHProgram runs the 22 queries with every pipeline the CUDA
+// device's interpreter would run evaluated from its program in Go
+// (cuda.ProgramChecker, joins composed so that theirs are too): what a
+// first run on the GPU computes before its kernels are compiled, checked
+// against DuckDB without a GPU.
+func TestTPCHProgram(t *testing.T) {
+	pc := cuda.NewProgramChecker(host.New())
+	checkTPCH(t, openEngine(t, pc), duckdbbridge.OnHost)
+	if pc.Runs() == 0 {
+		t.Fatal("no pipeline ran on its program")
+	}
+	t.Logf("%d pipelines ran on their programs; the others: %v", pc.Runs(), pc.Missed())
+}
+
 func TestTPCHCuda(t *testing.T) {
 	dev, err := cuda.Open()
 	if err != nil {

@@ -14,9 +14,11 @@ import "context"
 // It is a hint. Precompile returns at once and reports nothing: a call
 // that cannot compile fails when it is made, as without the hint; a call
 // the run makes that was not foreseen compiles in its way, as before; a
-// foreseen call that is never made costs only background work, and none
-// once ctx ends (the run is over): compiles not started by then are
-// dropped.
+// foreseen call that is never made costs only background work. A device
+// may drop, once ctx ends (the run is over), the compiles not started by
+// then; the CUDA device drops those the run would have waited for, and
+// keeps those of the calls it runs without their kernels (its
+// interpreter, a composed join), which are for the runs after it.
 type Precompiler interface {
 	Precompile(ctx context.Context, calls []KernelCall)
 }

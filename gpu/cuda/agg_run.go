@@ -46,12 +46,10 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 		return nil, err
 	}
 	if !d.fusedReady(src) {
-		if pr, err := compileProgram(p, aggProjections(p)); err == nil {
-			if pa, err := programAggregate(ap, pr); err == nil && pa.threads() >= 32 {
-				d.compileLater(src, "rigel_aggregate.cu")
-				d.onProgram("aggregate", p)
-				return d.runAggregateProgram(ap, pr, pa, cols, args, n)
-			}
+		if pr, pa, err := programOf(p, ap); err == nil {
+			d.compileLater(src, "rigel_aggregate.cu")
+			d.onProgram("aggregate", p)
+			return d.runAggregateProgram(ap, pr, pa, cols, args, n)
 		}
 	}
 	mod, err := d.entryModule(src, "rigel_aggregate.cu")

@@ -242,29 +242,54 @@ func (d *Device) WaitCompiles(ctx context.Context) error {
 }
 
 // Precompile starts compiling the kernels of the calls a run foresees
-// (gpu.Precompiler), in their order, in the background, until ctx ends.
+// (gpu.Precompiler), in their order, in the background: those the run
+// will wait for until ctx ends, the others to the end.
 func (d *Device) Precompile(ctx context.Context, calls []gpu.KernelCall) {
-	var files []kernelFile
+	// The run waits for the kernels of the pipelines the interpreter does
+	// not run (all of them without it): those compile first, quick. The
+	// rest run on the interpreter meanwhile, so nothing waits for them:
+	// they compile at the full level, which later runs keep.
+	var waited, later []kernelFile
 	for _, c := range calls {
 		fs, err := callSources(c)
 		if err != nil {
 			continue // the call itself reports it, if it is made
 		}
-		files = append(files, fs...)
+		if d.programMode != programOff && waitsForNone(c) {
+			later = append(later, fs...)
+		} else {
+			waited = append(waited, fs...)
+		}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed || d.programMode == programAlways { // no generated kernel is wanted
 		return
 	}
-	// Where the interpreter runs what is not compiled yet, no run waits
-	// for these: they compile at the full level, which later runs keep.
-	// Without it the run waits for each, and a quick compile serves it.
-	l := levelFull
-	if d.programMode == programOff {
-		l = levelQuick
+	d.compileAhead(ctx, waited, levelQuick)
+	// Kept past the run (not dropped when ctx ends): they are for the
+	// runs after it, which would otherwise stay on the interpreter.
+	d.compileAhead(context.Background(), later, levelFull)
+}
+
+// waitsForNone reports whether call c would not wait for its kernels: a
+// fused join gives way to the composed one (the engine composes every
+// one it foresees, gpu.MayCompose), and a pipeline the interpreter runs
+// (program_run.go) runs there. An aggregate over dictionaries of unknown
+// size counts as one the interpreter runs.
+func waitsForNone(c gpu.KernelCall) bool {
+	if c.Kind != gpu.CallRun {
+		return true
 	}
-	d.compileAhead(ctx, files, l)
+	var ap *aggPlan
+	if c.Pipe.Sink == gpu.SinkAggregate {
+		var err error
+		if ap, err = planAggregate(c.Pipe, c.DictLen); err != nil {
+			return false
+		}
+	}
+	_, _, err := programOf(c.Pipe, ap)
+	return err == nil
 }
 
 // callSources are the generated modules (constants hoisted, as memoEntry

@@ -131,15 +131,27 @@ type program struct {
 	// labels to patch: instruction index -> label
 	fixups map[int]int
 	labels []int
+	// free: registers whose value was read by the one instruction that
+	// reads it (every value but the filter's and the projections' is
+	// read once: shared subexpressions compile again), for reuse.
+	free []int
 }
 
 func (pr *program) reg() (int, error) {
+	if n := len(pr.free); n > 0 {
+		r := pr.free[n-1]
+		pr.free = pr.free[:n-1]
+		return r, nil
+	}
 	if pr.regs >= programMaxRegs {
-		return 0, fmt.Errorf("more than %d values: %w", programMaxRegs, errNoProgram)
+		return 0, fmt.Errorf("more than %d values at once: %w", programMaxRegs, errNoProgram)
 	}
 	pr.regs++
 	return pr.regs - 1, nil
 }
+
+// release gives back registers already read.
+func (pr *program) release(rs ...int) { pr.free = append(pr.free, rs...) }
 
 func (pr *program) emit(op, kind, akind, flags, d, a, b, c int, imm int32) int {
 	pr.code = append(pr.code, int32(op|kind<<8|akind<<16|flags<<24), int32(d|a<<16), int32(b|c<<16), imm)
@@ -298,6 +310,7 @@ func (pr *program) expr(e *gpu.Expr) (int, error) {
 				return 0, err
 			}
 			pr.emit(op, int(gpu.Bool), 0, 0, d, acc, r, 0, 0)
+			pr.release(acc, r)
 			acc = d
 		}
 		return acc, nil
@@ -310,6 +323,7 @@ func (pr *program) expr(e *gpu.Expr) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer pr.release(rs...) // read by d's instruction (on success; an error ends the compile)
 	switch e.Op {
 	case gpu.OpIsNull, gpu.OpIsNotNull, gpu.OpNot:
 		if err := need(1); err != nil {
@@ -542,11 +556,13 @@ func (pr *program) caseExpr(e *gpu.Expr) (int, error) {
 		}
 		next := pr.newLabel()
 		pr.jump(piJmpF, c, next)
+		pr.release(c)
 		v, err := pr.expr(e.Args[i+1])
 		if err != nil {
 			return 0, err
 		}
 		pr.emit(piMov, int(e.Type.Kind), 0, 0, d, v, 0, 0, 0)
+		pr.release(v)
 		pr.jump(piJmp, 0, end)
 		pr.place(next)
 	}
@@ -555,6 +571,7 @@ func (pr *program) caseExpr(e *gpu.Expr) (int, error) {
 		return 0, err
 	}
 	pr.emit(piMov, int(e.Type.Kind), 0, 0, d, v, 0, 0, 0)
+	pr.release(v)
 	pr.place(end)
 	return d, nil
 }

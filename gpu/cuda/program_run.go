@@ -298,9 +298,6 @@ func (d *Device) runAggregateProgram(ap *aggPlan, pr *program, pa *programAgg, c
 	if err != nil {
 		return nil, err
 	}
-	if pa.threads() < 32 {
-		return nil, fmt.Errorf("aggregate partials of %d words a group: %w", pa.pslots, errNoProgram)
-	}
 	blk, err := d.uploadProgram(pr.block(n, d.status, cols, strPointers(ap.p, args), pa))
 	if err != nil {
 		return nil, err
@@ -461,6 +458,28 @@ func (d *Device) hashProgram(ap *aggPlan, pa *programAgg, mod *module, blk uint6
 	}
 	_, err = d.checkStatus()
 	return out, nil, err
+}
+
+// programOf compiles p for the interpreter: its program and, for an
+// aggregate (ap, its plan; nil for a materialization), the aggregate's
+// description; errNoProgram where the interpreter does not run it.
+func programOf(p *gpu.Pipeline, ap *aggPlan) (*program, *programAgg, error) {
+	if ap == nil {
+		pr, err := compileProgram(p, nil)
+		return pr, nil, err
+	}
+	pr, err := compileProgram(p, aggProjections(p))
+	if err != nil {
+		return nil, nil, err
+	}
+	pa, err := programAggregate(ap, pr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pa.threads() < 32 {
+		return nil, nil, fmt.Errorf("aggregate partials of %d words a group: %w", pa.pslots, errNoProgram)
+	}
+	return pr, pa, nil
 }
 
 // aggProjections marks the projections an aggregate reads: its keys and

@@ -185,7 +185,7 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 		return nil, err
 	}
 	if !d.fusedReady(src) {
-		if pr, err := compileProgram(p, nil); err == nil {
+		if pr, _, err := programOf(p, nil); err == nil {
 			d.compileLater(src, "rigel_materialize.cu")
 			d.onProgram("materialize", p)
 			return d.runMaterializeProgram(pr, cols, args, n, st)
