@@ -12,6 +12,7 @@ import (
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/duckdb-bridge/rigelsql"
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/gpu/cuda"
 	"github.com/rigel-db/rigel/gpu/host"
 )
 
@@ -57,8 +58,13 @@ func openDevice(mode, hostMemory string) (gpu.Device, string, error) {
 	switch mode {
 	case "auto", "cuda", "host", "duckdb":
 		return duckdbbridge.OpenDevice(mode)
+	case "program":
+		// The host device with every pipeline the CUDA device's
+		// interpreter runs evaluated from its program in Go: what a first
+		// run on a GPU computes, checked on a machine without one.
+		return cuda.NewProgramChecker(host.New()), "", nil
 	}
-	return nil, "", usageError{fmt.Sprintf("--device must be %s, not %q", duckdbbridge.DeviceModes, mode)}
+	return nil, "", usageError{fmt.Sprintf("--device must be %s (or program: the GPU interpreter's programs evaluated on the CPU, for checking), not %q", duckdbbridge.DeviceModes, mode)}
 }
 
 // openDB opens an existing DuckDB file read-only, or without one an

@@ -475,6 +475,7 @@ func (pd *ProgramChecker) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu
 	}
 	regs := make([]evalValue, programMaxRegs)
 	cols := make([][]any, len(p.Project))
+	passed := 0
 	for row := 0; row < n; row++ {
 		if pr.filterEnd > 0 {
 			ev.run(0, pr.filterEnd, row, regs)
@@ -482,6 +483,7 @@ func (pd *ProgramChecker) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu
 				continue
 			}
 		}
+		passed++
 		ev.run(pr.filterEnd, pr.projEnd, row, regs)
 		for j, e := range p.Project {
 			if pr.projReg[j] < 0 {
@@ -518,11 +520,26 @@ func (pd *ProgramChecker) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu
 	if p.Sink == gpu.SinkMaterialize {
 		return out, nil
 	}
+	if len(out) == 0 { // count(*) alone: a column of the passing rows to count
+		vals := make([]any, passed)
+		for i := range vals {
+			vals[i] = true
+		}
+		a := buildArray(gpu.Type{Kind: gpu.Bool}, vals)
+		c, err := pd.Device.Upload(ctx, a)
+		a.Release()
+		if err != nil {
+			return nil, err
+		}
+		out, types = append(out, c), append(types, c.Type())
+	}
 	defer releaseAll(out)
 	agg := &gpu.Pipeline{Sink: gpu.SinkAggregate, Keys: p.Keys, Aggs: p.Aggs, GroupHint: p.GroupHint}
 	for j, c := range out {
 		agg.Inputs = append(agg.Inputs, c.Type().WithNullable(types[j].Nullable || c.Type().Nullable))
-		agg.Project = append(agg.Project, gpu.Col(j, p.Project[j].Type.WithNullable(agg.Inputs[j].Nullable)))
+		if j < len(p.Project) {
+			agg.Project = append(agg.Project, gpu.Col(j, p.Project[j].Type.WithNullable(agg.Inputs[j].Nullable)))
+		}
 	}
 	return pd.Device.Run(ctx, agg, out)
 }
