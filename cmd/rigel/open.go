@@ -30,7 +30,7 @@ type engineFlags struct {
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.db, "db", "", "DuckDB database file")
-	fs.StringVar(&f.device, "device", "auto", "where to run: auto (GPU if there is one, else DuckDB), cuda, host (rigel's reference engine on the CPU), duckdb")
+	fs.StringVar(&f.device, "device", "auto", "where to run: auto (GPU if there is one, else DuckDB), cuda, host (rigel's reference engine on the CPU), duckdb; program checks the GPU interpreter's programs on the CPU")
 	fs.StringVar(&f.file, "f", "", "read the SQL from this file")
 	registerHostMemory(fs, &f.hostMemory)
 }
