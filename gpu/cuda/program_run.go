@@ -3,7 +3,6 @@ package cuda
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 
@@ -498,10 +497,6 @@ func aggProjections(p *gpu.Pipeline) []bool {
 	}
 	return use
 }
-
-// noProgram reports whether err says only that the interpreter does not
-// run a pipeline (it then takes its generated kernel).
-func noProgram(err error) bool { return errors.Is(err, errNoProgram) }
 
 // deferFused reports whether a fused join call gives way to the composed
 // join (gpu.MayCompose) because one of its kernels is not ready; those
