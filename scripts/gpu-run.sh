@@ -2,7 +2,7 @@
 # Runs rigel's GPU checks on a machine with a GPU and no Go: the CUDA device
 # tests, TPC-H end to end against DuckDB at SF1, and the benchmark at SF1 and
 # SF10. Logs go to $OUT (or ./out); a short table is printed last.
-# Usage: run.sh [all|gen|tests|bench|first-run|tpcds|serve|serve-hostile|sanitize|sanitize-tpch|trace|leak|corpus|conformance]...   (from the bundle folder)
+# Usage: run.sh [all|gen|tests|program|bench|first-run|tpcds|serve|serve-hostile|sanitize|sanitize-tpch|trace|leak|corpus|conformance]...   (from the bundle folder)
 #   gen: only the SF1 and SF10 databases (kept while the machine is warm)
 #   serve: the Flight SQL server on loopback answering TPC-H SF1 through the
 #          GPU, 1 client and 16 at once (rigel bench serve); SF10 Q1/Q6 too
@@ -22,6 +22,9 @@
 #   tpcds (bundle from make gpu-bundle-tpcds): TPC-DS SF1 (RIGEL_TPCDS_SF) and
 #          DuckDB's 99 query texts generated with the bundled wheels, then
 #          rigel bench sql --first-run and hot over them; tables in $OUT
+#   program: the precompiled path alone (RIGEL_PROGRAM=always): the device
+#          battery and the differential test on the interpreter, TPC-H SF1
+#          through the GPU against DuckDB, and the SF10 hot bench
 #   first-run: rigel bench tpch --first-run at SF10 (RIGEL_BENCH_QUERIES): a
 #          new process and kernel cache; the compiled sources are kept in
 #          $OUT/kernels.tar.gz and timed again by TestCompileCost
@@ -108,6 +111,15 @@ if has serve-hostile; then
   [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
   step serve-hostile-sf1 ./rigel bench serve --db "$data/tpch-sf1.duckdb" --device cuda --queries all --clients 64 --duration 60s --hostile --out "$out/serve-hostile-sf1.md" --memprofile "$out/serve-hostile-heap.pprof"
   cat "$out/serve-hostile-sf1.md" 2>/dev/null
+fi
+if has program; then
+  RIGEL_PROGRAM=always step program-battery ./cuda.test -test.v -test.count=1 -test.run 'TestBattery|TestDifferential'
+  grep -E '^(--- FAIL|FAIL|ok|PASS)' "$out/program-battery.log" | tail -5
+  [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
+  RIGEL_PROGRAM=always RIGEL_TPCH_SF=1 step program-tpch-sf1 ./conformance.test -test.v -test.run 'TestTPCHCuda' -test.count=1
+  grep -E -- '--- FAIL|^(ok|FAIL)' "$out/program-tpch-sf1.log" | tail -5
+  [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
+  RIGEL_PROGRAM=always step program-hot-sf10 ./rigel bench tpch --db "$data/tpch-sf10.duckdb" --device cuda --queries all --runs 5 --out "$out/program-hot-sf10.md"
 fi
 if has sanitize; then
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
