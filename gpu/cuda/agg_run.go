@@ -211,13 +211,8 @@ func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []
 		return nil, nil, err
 	}
 	if full {
-		var fb [48]byte
-		if err := d.copyOut(fb[:], fill, "aggregate fill counter"); err != nil {
-			return nil, nil, err
-		}
-		le := binary.LittleEndian
-		return nil, &tableFill{slots: uint64(le.Uint32(fb[:])), scanned: le.Uint64(fb[8:]), added: le.Uint64(fb[16:]),
-			runs: le.Uint64(fb[24:]), innerRuns: le.Uint64(fb[32:]), innerHits: le.Uint64(fb[40:])}, nil
+		f, err := d.readTableFill(fill)
+		return nil, f, err
 	}
 	if ap.strat == stratHash {
 		out, err := d.emitGroups(ap, mod, cols, table, keys, nslots)
@@ -233,6 +228,36 @@ func (d *Device) aggregateOnce(ap *aggPlan, mod *module, cols []*column, args []
 	}
 	out, err := d.placeBatch(hosts)
 	return out, nil, err
+}
+
+// readTableFill reads the fill counter of a hash aggregate's table that
+// filled up (its 48 bytes: tableFill).
+func (d *Device) readTableFill(fill uint64) (*tableFill, error) {
+	var fb [48]byte
+	if err := d.copyOut(fb[:], fill, "aggregate fill counter"); err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
+	return &tableFill{slots: uint64(le.Uint32(fb[:])), scanned: le.Uint64(fb[8:]), added: le.Uint64(fb[16:]),
+		runs: le.Uint64(fb[24:]), innerRuns: le.Uint64(fb[32:]), innerHits: le.Uint64(fb[40:])}, nil
+}
+
+// groupOutputs allocates a hash aggregate's output columns for groups
+// rows: keys, then aggregates; a Str key shares its input's characters.
+// On error it returns those made so far.
+func (d *Device) groupOutputs(ap *aggPlan, cols []*column, groups int) (out []*column, err error) {
+	p := ap.p
+	for i, t := range p.OutputTypes() {
+		c, err := d.newOutput(t, groups, outputDict(ap, cols, i), fmt.Sprintf("aggregate output #%d (%d groups)", i, groups))
+		if err != nil {
+			return out, err
+		}
+		if t.Kind == gpu.Str { // a group key (gpu.CheckStrUses): its input's characters
+			c.shareStr(cols[p.Project[p.Keys[i]].Col])
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // emitGroups writes the used slots of a hash aggregate's table as output
@@ -268,16 +293,10 @@ func (d *Device) emitGroups(ap *aggPlan, mod *module, cols []*column, table, key
 		return nil, err
 	}
 	args[4] = offsets
-	p := ap.p
-	for i, t := range p.OutputTypes() {
-		c, err := d.newOutput(t, groups, outputDict(ap, cols, i), fmt.Sprintf("aggregate output #%d (%d groups)", i, groups))
-		if err != nil {
-			return out, err
-		}
-		if t.Kind == gpu.Str { // a group key (gpu.CheckStrUses): its input's characters
-			c.shareStr(cols[p.Project[p.Keys[i]].Col])
-		}
-		out = append(out, c)
+	if out, err = d.groupOutputs(ap, cols, groups); err != nil {
+		return out, err
+	}
+	for _, c := range out {
 		args = append(args, c.data, c.valid)
 	}
 	if groups > 0 {

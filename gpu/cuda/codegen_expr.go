@@ -209,11 +209,10 @@ func (g *exprGen) expr(e *gpu.Expr) (v, n string, err error) {
 			return "", "", fmt.Errorf("%s: nil argument", e.Op)
 		}
 	}
+	if err := checkArgKinds(e); err != nil {
+		return "", "", err
+	}
 	switch e.Op {
-	case gpu.OpAdd, gpu.OpSub, gpu.OpMul, gpu.OpDiv, gpu.OpEq, gpu.OpNe, gpu.OpLt, gpu.OpLe, gpu.OpGt, gpu.OpGe:
-		if len(e.Args) == 2 && e.Args[0].Type.Kind != e.Args[1].Type.Kind {
-			return "", "", fmt.Errorf("%s: arguments of kinds %s and %s (the translator must cast to one kind)", e, e.Args[0].Type.Kind, e.Args[1].Type.Kind)
-		}
 	case gpu.OpAnd, gpu.OpOr, gpu.OpNot:
 		for _, a := range e.Args {
 			if a.Type.Kind != gpu.Bool {
@@ -404,16 +403,27 @@ func (g *exprGen) constant(e *gpu.Expr) (string, string, error) {
 	return fmt.Sprintf("RG_K64(0x%016xull)", uint64(c.I64)), "false", nil
 }
 
-func (g *exprGen) arith(e *gpu.Expr, v, n string, args []string) error {
-	a, b := e.Args[0].Type, e.Args[1].Type
-	t := e.Type
-	ct := ctype(t.Kind)
-	sym := map[gpu.Op]string{gpu.OpAdd: "+", gpu.OpSub: "-", gpu.OpMul: "*", gpu.OpDiv: "/"}[e.Op]
+// checkArgKinds refuses a binary arithmetic or comparison whose arguments
+// are of two kinds (the generated code and the interpreter alike).
+func checkArgKinds(e *gpu.Expr) error {
+	switch e.Op {
+	case gpu.OpAdd, gpu.OpSub, gpu.OpMul, gpu.OpDiv, gpu.OpEq, gpu.OpNe, gpu.OpLt, gpu.OpLe, gpu.OpGt, gpu.OpGe:
+		if len(e.Args) == 2 && e.Args[0].Type.Kind != e.Args[1].Type.Kind {
+			return fmt.Errorf("%s: arguments of kinds %s and %s (the translator must cast to one kind)", e, e.Args[0].Type.Kind, e.Args[1].Type.Kind)
+		}
+	}
+	return nil
+}
+
+// checkArith checks the types of a binary + - * / (floats, or integers
+// and decimals with the scales the IR requires): what the generated code
+// and the interpreter (program.go) both take.
+func checkArith(e *gpu.Expr) error {
+	a, b, t := e.Args[0].Type, e.Args[1].Type, e.Type
 	if t.Kind.IsFloat() {
 		if !a.Kind.IsFloat() || !b.Kind.IsFloat() {
 			return fmt.Errorf("%s of %s and %s to %s: %w", e.Op, a, b, t, gpu.ErrUnsupported)
 		}
-		g.line("if (!%s) %s = (%s)%s %s (%s)%s;", n, v, ct, args[0], sym, ct, args[1])
 		return nil
 	}
 	if !t.Kind.IsInteger() || !a.Kind.IsInteger() || !b.Kind.IsInteger() || e.Op == gpu.OpDiv {
@@ -427,6 +437,20 @@ func (g *exprGen) arith(e *gpu.Expr, v, n string, args []string) error {
 	}
 	if e.Op != gpu.OpMul && scaleOf(t) != scaleOf(a) {
 		return fmt.Errorf("%s of %s and %s to %s: result scale differs", e.Op, a, b, t)
+	}
+	return nil
+}
+
+func (g *exprGen) arith(e *gpu.Expr, v, n string, args []string) error {
+	if err := checkArith(e); err != nil {
+		return err
+	}
+	t := e.Type
+	ct := ctype(t.Kind)
+	sym := map[gpu.Op]string{gpu.OpAdd: "+", gpu.OpSub: "-", gpu.OpMul: "*", gpu.OpDiv: "/"}[e.Op]
+	if t.Kind.IsFloat() {
+		g.line("if (!%s) %s = (%s)%s %s (%s)%s;", n, v, ct, args[0], sym, ct, args[1])
+		return nil
 	}
 	g.line("if (!%s) {", n)
 	if fits64(e.Args[0]) && fits64(e.Args[1]) {

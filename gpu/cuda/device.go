@@ -175,11 +175,11 @@ func (d *Device) init() error {
 		return err
 	}
 	// The hand-written modules are built in (prebuilt.go) where the GPU's
-	// architecture allows. Otherwise the join and sort kernels and the
-	// interpreter compile in the background while the utility module,
-	// which every query needs, compiles here.
-	d.loadPrebuilt()
-	d.compileAhead(context.Background(), backgroundFiles, levelFull)
+	// architecture allows: moduleFor loads them when first needed.
+	// Otherwise the join and sort kernels and the interpreter compile in
+	// the background while the utility module, which every query needs,
+	// compiles here.
+	d.compileAhead(context.Background(), withoutPrebuilt(backgroundFiles, d.arch), levelFull)
 	if d.util, err = d.moduleFor(utilFile.src, utilFile.name); err != nil {
 		return err
 	}
@@ -200,11 +200,18 @@ func (d *Device) init() error {
 	return nil
 }
 
-// moduleFor returns the loaded module of src, compiling (through the disk
-// cache) and loading it on first use. Callers hold d.mu or are in Open.
+// moduleFor returns the loaded module of src, a hand-written module
+// (kernelfiles.go), loading it on first use: its built-in CUBIN
+// (prebuilt.go), else compiled through the disk cache. Callers hold d.mu
+// or are in Open.
 func (d *Device) moduleFor(src, name string) (*module, error) {
 	if m, ok := d.mods[src]; ok {
 		return m, nil
+	}
+	if cubin, ok := prebuiltCubin(kernelFile{name, src}, d.arch); ok {
+		if m, err := d.load(src, cubin); err == nil {
+			return m, nil
+		} // the driver refused it: compiled below
 	}
 	t0 := time.Now()
 	if p, ok := d.pending[src]; ok {

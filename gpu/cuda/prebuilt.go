@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The hand-written modules (kernelfiles.go: the utility, join and sort
@@ -37,8 +38,8 @@ func sourceSum(src string) string {
 	return hex.EncodeToString(s[:])
 }
 
-// prebuiltSums reads SUMS: "file sum" lines.
-func prebuiltSums() map[string]string {
+// prebuiltSums is SUMS, read once: "file sum" lines.
+var prebuiltSums = sync.OnceValue(func() map[string]string {
 	b, err := prebuiltFS.ReadFile("kernels/prebuilt/SUMS")
 	if err != nil {
 		return nil
@@ -50,7 +51,7 @@ func prebuiltSums() map[string]string {
 		}
 	}
 	return sums
-}
+})
 
 // prebuiltCubin returns the built-in CUBIN of module f that runs on arch
 // (sm_XY), when there is one and it was compiled from f's source as it is.
@@ -81,14 +82,17 @@ func prebuiltName(f kernelFile, arch string) string {
 	return strings.TrimSuffix(f.name, ".cu") + "-" + arch + ".cubin"
 }
 
-// loadPrebuilt loads every built-in module that runs on this GPU (Open);
-// a CUBIN the driver refuses is left to compile as before.
-func (d *Device) loadPrebuilt() {
-	for _, f := range prebuiltFiles() {
-		if cubin, ok := prebuiltCubin(f, d.arch); ok {
-			d.load(f.src, cubin) //nolint:errcheck // refused: compiled instead
+// withoutPrebuilt is files less those built in for arch: what Open
+// compiles in the background (moduleFor loads the others when first
+// needed).
+func withoutPrebuilt(files []kernelFile, arch string) []kernelFile {
+	var out []kernelFile
+	for _, f := range files {
+		if _, ok := prebuiltCubin(f, arch); !ok {
+			out = append(out, f)
 		}
 	}
+	return out
 }
 
 // archVersion parses "sm_90" as 9, 0.

@@ -243,6 +243,9 @@ func (pr *program) expr(e *gpu.Expr) (int, error) {
 			return 0, fmt.Errorf("%s over a str value: %w", e.Op, errNoProgram)
 		}
 	}
+	if err := checkArgKinds(e); err != nil {
+		return 0, err
+	}
 	k := int(e.Type.Kind)
 	need := func(n int) error {
 		if len(e.Args) != n {
@@ -339,9 +342,6 @@ func (pr *program) expr(e *gpu.Expr) (int, error) {
 		if err := need(2); err != nil {
 			return 0, err
 		}
-		if a, b := e.Args[0].Type.Kind, e.Args[1].Type.Kind; a != b {
-			return 0, fmt.Errorf("%s: arguments of kinds %s and %s (the translator must cast to one kind)", e, a, b)
-		}
 		return d, pr.arith(e, d, rs)
 	case gpu.OpNeg:
 		if err := need(1); err != nil {
@@ -363,10 +363,7 @@ func (pr *program) expr(e *gpu.Expr) (int, error) {
 		if err := need(2); err != nil {
 			return 0, err
 		}
-		a, b := e.Args[0].Type, e.Args[1].Type
-		if a.Kind != b.Kind {
-			return 0, fmt.Errorf("comparison of %s with %s: the translator must cast to one kind", a, b)
-		}
+		a, b := e.Args[0].Type, e.Args[1].Type // one kind (checkArgKinds)
 		if (a.Kind == gpu.Decimal64 || a.Kind == gpu.Decimal128) && a.Scale != b.Scale {
 			return 0, fmt.Errorf("comparison of %s with %s: scales differ", a, b)
 		}
@@ -470,26 +467,14 @@ func (pr *program) constExpr(e *gpu.Expr) (int, error) {
 }
 
 func (pr *program) arith(e *gpu.Expr, d int, rs []int) error {
-	a, b, t := e.Args[0].Type, e.Args[1].Type, e.Type
+	if err := checkArith(e); err != nil {
+		return err
+	}
+	t := e.Type
 	fl := map[gpu.Op]int{gpu.OpAdd: 0, gpu.OpSub: 1, gpu.OpMul: 2, gpu.OpDiv: 3}[e.Op]
 	if t.Kind.IsFloat() {
-		if !a.Kind.IsFloat() || !b.Kind.IsFloat() {
-			return fmt.Errorf("%s of %s and %s to %s: %w", e.Op, a, b, t, gpu.ErrUnsupported)
-		}
 		pr.emit(piArithF, int(t.Kind), 0, fl, d, rs[0], rs[1], 0, 0)
 		return nil
-	}
-	if !t.Kind.IsInteger() || !a.Kind.IsInteger() || !b.Kind.IsInteger() || e.Op == gpu.OpDiv {
-		return fmt.Errorf("%s of %s and %s to %s: %w", e.Op, a, b, t, gpu.ErrUnsupported)
-	}
-	if e.Op != gpu.OpMul && scaleOf(a) != scaleOf(b) {
-		return fmt.Errorf("%s of %s and %s: scales differ", e.Op, a, b)
-	}
-	if e.Op == gpu.OpMul && scaleOf(t) != scaleOf(a)+scaleOf(b) {
-		return fmt.Errorf("%s of %s and %s to %s: result scale must be the sum", e.Op, a, b, t)
-	}
-	if e.Op != gpu.OpMul && scaleOf(t) != scaleOf(a) {
-		return fmt.Errorf("%s of %s and %s to %s: result scale differs", e.Op, a, b, t)
 	}
 	pr.emit(piArithI, int(t.Kind), 0, fl, d, rs[0], rs[1], pr.fit(t), 0)
 	return nil

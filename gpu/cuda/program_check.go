@@ -200,7 +200,7 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 			}
 			var s int
 			if ak.IsFloat() {
-				s = sqlFloatCmp(r[a].f, r[b].f)
+				s = gpu.FloatOrder(r[a].f, r[b].f) // rg_fcmp
 			} else {
 				s = r[a].i.Cmp(r[b].i)
 			}
@@ -288,7 +288,7 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 				r[d] = zero
 				break
 			}
-			y, m, dd := civil(r[a].i.Int64())
+			y, m, dd := gpu.CivilFromDays(r[a].i.Int64())
 			r[d] = evalValue{i: big.NewInt([]int64{y, m, dd}[fl])}
 		default:
 			panic(fmt.Sprintf("program eval: instruction %d", op))
@@ -304,24 +304,6 @@ func boolValue(v, null bool) evalValue {
 	return x
 }
 
-// sqlFloatCmp is rg_fcmp: NaN equals NaN and is above every number.
-func sqlFloatCmp(a, b float64) int {
-	an, bn := a != a, b != b
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // divRound is rg_div_round: half away from zero.
 func divRound(v, d *big.Int) *big.Int {
 	q, m := new(big.Int).QuoRem(v, d, new(big.Int))
@@ -334,30 +316,6 @@ func divRound(v, d *big.Int) *big.Int {
 		}
 	}
 	return q
-}
-
-// civil is H. Hinnant's civil_from_days.
-func civil(days int64) (y, m, d int64) {
-	z := days + 719468
-	era := z
-	if z < 0 {
-		era = z - 146096
-	}
-	era /= 146097
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	m = mp + 3
-	if mp >= 10 {
-		m = mp - 9
-	}
-	y = yoe + era*400
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
 }
 
 // ProgramChecker is a device (the reference device it wraps, gpu/host's)

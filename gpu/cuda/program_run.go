@@ -133,44 +133,21 @@ func (d *Device) runMaterializeProgram(pr *program, cols []*column, args []uint6
 	a := []uint64{blk, 0, uint64(ntiles), 0, 0}
 	total := n
 	if p.Filter != nil {
-		counts, err := tmp.get(int64(ntiles)*4, "tile counts")
+		total, a[1], err = d.countPassing(tmp, n, ntiles, func(counts, mask uint64) error {
+			a[1], a[3] = counts, mask
+			return d.timedLaunch(mod, "pg_count", d.gridFor(int64(ntiles), 1), blockThreads, 0, a)
+		})
 		if err != nil {
 			return nil, err
 		}
-		offsets, err := tmp.get(int64(ntiles+1)*8, "tile offsets")
-		if err != nil {
-			return nil, err
-		}
-		mask, err := tmp.get(int64((n+31)/32)*4, "pass mask")
-		if err != nil {
-			return nil, err
-		}
-		a[1], a[3] = counts, mask
-		if err := d.timedLaunch(mod, "pg_count", d.gridFor(int64(ntiles), 1), blockThreads, 0, a); err != nil {
-			return nil, err
-		}
-		if total, err = d.scanTileCounts(counts, offsets, ntiles, "row count"); err != nil {
-			return nil, err
-		}
-		a[1] = offsets
 	}
 	if out, err = d.projectOutputs(p, cols, st, total, "pipeline"); err != nil {
 		return nil, err
 	}
 	if total > 0 && len(out) > 0 {
-		ob := make([]byte, 16*len(out))
-		for j, c := range out {
-			binary.LittleEndian.PutUint64(ob[16*j:], c.data)
-			binary.LittleEndian.PutUint64(ob[16*j+8:], c.valid)
-		}
-		outs, err := tmp.get(int64(len(ob)), "program outputs")
-		if err != nil {
+		if a[4], err = d.outputWords(tmp, out, "program outputs"); err != nil {
 			return out, err
 		}
-		if err := d.copyIn(outs, ob, "program outputs"); err != nil {
-			return out, err
-		}
-		a[4] = outs
 		if p.Filter != nil {
 			err = d.timedLaunch(mod, "pg_write", d.gridFor(int64(ntiles), 1), blockThreads, 0, a)
 		} else {
@@ -184,6 +161,22 @@ func (d *Device) runMaterializeProgram(pr *program, cols []*column, args []uint6
 		return out, err
 	}
 	return out, nil
+}
+
+// outputWords uploads the data and validity words of each output column
+// (two a column), which the interpreter's writing kernels read their
+// destinations from; tmp releases the block.
+func (d *Device) outputWords(tmp *temps, out []*column, what string) (uint64, error) {
+	b := make([]byte, 16*len(out))
+	for j, c := range out {
+		binary.LittleEndian.PutUint64(b[16*j:], c.data)
+		binary.LittleEndian.PutUint64(b[16*j+8:], c.valid)
+	}
+	blk, err := tmp.get(int64(len(b)), what)
+	if err != nil {
+		return 0, err
+	}
+	return blk, d.copyIn(blk, b, what)
 }
 
 // programAgg is an aggregate's part of the program block: program.cu's
@@ -404,13 +397,8 @@ func (d *Device) hashProgram(ap *aggPlan, pa *programAgg, mod *module, blk uint6
 		return nil, nil, err
 	}
 	if full {
-		var fb [48]byte
-		if err := d.copyOut(fb[:], fill, "aggregate fill counter"); err != nil {
-			return nil, nil, err
-		}
-		le := binary.LittleEndian
-		return nil, &tableFill{slots: uint64(le.Uint32(fb[:])), scanned: le.Uint64(fb[8:]), added: le.Uint64(fb[16:]),
-			runs: le.Uint64(fb[24:]), innerRuns: le.Uint64(fb[32:]), innerHits: le.Uint64(fb[40:])}, nil
+		f, err := d.readTableFill(fill)
+		return nil, f, err
 	}
 	ntiles := (capacity + tileRows - 1) / tileRows
 	counts, err := tmp.get(int64(ntiles)*4, "aggregate tile counts")
@@ -429,26 +417,12 @@ func (d *Device) hashProgram(ap *aggPlan, pa *programAgg, mod *module, blk uint6
 	if err != nil {
 		return nil, nil, err
 	}
-	p := ap.p
-	ob := make([]byte, 16*len(p.OutputTypes()))
-	for i, t := range p.OutputTypes() {
-		c, err := d.newOutput(t, groups, outputDict(ap, cols, i), fmt.Sprintf("aggregate output #%d (%d groups)", i, groups))
-		if err != nil {
-			return out, nil, err
-		}
-		if t.Kind == gpu.Str { // a group key: its input's characters
-			c.shareStr(cols[p.Project[p.Keys[i]].Col])
-		}
-		out = append(out, c)
-		binary.LittleEndian.PutUint64(ob[16*i:], c.data)
-		binary.LittleEndian.PutUint64(ob[16*i+8:], c.valid)
+	if out, err = d.groupOutputs(ap, cols, groups); err != nil {
+		return out, nil, err
 	}
 	if groups > 0 {
-		outs, err := tmp.get(int64(len(ob)), "aggregate outputs")
+		outs, err := d.outputWords(tmp, out, "aggregate outputs")
 		if err != nil {
-			return out, nil, err
-		}
-		if err := d.copyIn(outs, ob, "aggregate outputs"); err != nil {
 			return out, nil, err
 		}
 		if err := d.timedLaunch(mod, "pg_agg_emit", grid, blockThreads, 0, []uint64{blk, table, uint64(capacity), offsets, uint64(ntiles), keys, outs}); err != nil {

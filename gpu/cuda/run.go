@@ -84,6 +84,29 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	return asColumns(out), nil
 }
 
+// countPassing is a materialization's count pass over n rows in ntiles
+// tiles: count (given the tile counts and the pass mask to fill) launches
+// the kernel that counts each tile's passing rows; util's rg_scan turns
+// the counts into tile offsets. It returns the total and the offsets.
+func (d *Device) countPassing(tmp *temps, n, ntiles int, count func(counts, mask uint64) error) (total int, offsets uint64, err error) {
+	counts, err := tmp.get(int64(ntiles)*4, "tile counts")
+	if err != nil {
+		return 0, 0, err
+	}
+	if offsets, err = tmp.get(int64(ntiles+1)*8, "tile offsets"); err != nil {
+		return 0, 0, err
+	}
+	mask, err := tmp.get(int64((n+31)/32)*4, "pass mask")
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := count(counts, mask); err != nil {
+		return 0, 0, err
+	}
+	total, err = d.scanTileCounts(counts, offsets, ntiles, "row count")
+	return total, offsets, err
+}
+
 // temps are pool blocks released when the run ends.
 type temps struct {
 	d    *Device
@@ -227,26 +250,13 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 			total = n
 			grid = d.gridFor(int64(n), blockThreads)
 		} else {
-			counts, err := tmp.get(int64(ntiles)*4, "tile counts")
+			total, args[S], err = d.countPassing(tmp, n, ntiles, func(counts, mask uint64) error {
+				args[S], args[len(args)-1] = counts, mask
+				return d.timedLaunch(mod, "rg_count", grid, blockThreads, 0, args)
+			})
 			if err != nil {
 				return nil, err
 			}
-			offsets, err := tmp.get(int64(ntiles+1)*8, "tile offsets")
-			if err != nil {
-				return nil, err
-			}
-			mask, err := tmp.get(int64((n+31)/32)*4, "pass mask")
-			if err != nil {
-				return nil, err
-			}
-			args[S], args[len(args)-1] = counts, mask
-			if err := d.timedLaunch(mod, "rg_count", grid, blockThreads, 0, args); err != nil {
-				return nil, err
-			}
-			if total, err = d.scanTileCounts(counts, offsets, ntiles, "row count"); err != nil {
-				return nil, err
-			}
-			args[S] = offsets
 		}
 		if out, err = d.projectOutputs(p, cols, st, total, "pipeline"); err != nil {
 			return nil, err

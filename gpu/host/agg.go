@@ -365,7 +365,7 @@ func (st *groupState) update(p *gpu.Pipeline, args []*vec, gids []int32) error {
 						acc.s128[g] = v
 					}
 				case stFloat:
-					if v := x.f64[i]; first || floatOrder(v, acc.f64[g]) == sign(isMax) {
+					if v := x.f64[i]; first || gpu.FloatOrder(v, acc.f64[g]) == sign(isMax) {
 						acc.f64[g] = v
 					}
 				}
@@ -380,25 +380,6 @@ func sign(isMax bool) int {
 		return 1
 	}
 	return -1
-}
-
-// floatOrder is the total order used for min/max and sorting of floats:
-// NaN is larger than every number (as in DuckDB), -0 equals 0.
-func floatOrder(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func sumOverflow(ag gpu.Agg, at gpu.Type) error {
@@ -447,7 +428,7 @@ func mergeGroup(p *gpu.Pipeline, dst *groupState, dg int32, src *groupState, sg 
 					d.s128[dg] = v
 				}
 			case stFloat:
-				if v := s.f64[sg]; first || floatOrder(v, d.f64[dg]) == sign(isMax) {
+				if v := s.f64[sg]; first || gpu.FloatOrder(v, d.f64[dg]) == sign(isMax) {
 					d.f64[dg] = v
 				}
 			}

@@ -388,7 +388,7 @@ func compare(op gpu.Op, st storage, n int, x, y *vec) *vec {
 		case stFloat:
 			// SQL (DuckDB) order, not IEEE: NaN equals NaN and is above
 			// every number.
-			c = floatOrder(x.f64[i], y.f64[i])
+			c = gpu.FloatOrder(x.f64[i], y.f64[i])
 		}
 		if gpu.CompareHolds(op, c) && r.isValid(i) {
 			r.i64[i] = 1

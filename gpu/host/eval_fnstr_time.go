@@ -99,7 +99,7 @@ func timePart(part gpu.TimePart, days, sod, frac, per int64) int64 {
 	case gpu.PartUnixTime:
 		return days*86400 + sod
 	}
-	y, m, d := civil(days)
+	y, m, d := gpu.CivilFromDays(days)
 	mondayDOW := floorMod(days+3, 7) + 1 // 1970-01-01 was a Thursday
 	switch part {
 	case gpu.PartYear:
@@ -118,7 +118,7 @@ func timePart(part gpu.TimePart, days, sod, frac, per int64) int64 {
 		return mondayDOW%7 + 1
 	case gpu.PartISOYear, gpu.PartISOWeek:
 		thursday := days - mondayDOW + 4 // the Thursday of this ISO week
-		iy, _, _ := civil(thursday)
+		iy, _, _ := gpu.CivilFromDays(thursday)
 		if part == gpu.PartISOYear {
 			return iy
 		}
@@ -166,7 +166,7 @@ func evalTemporal(e *gpu.Expr, b *batch) (*vec, error) {
 			if months > 1<<40 || months < -(1<<40) {
 				return nil, overflow(e)
 			}
-			yy, mm, dd := civil(v)
+			yy, mm, dd := gpu.CivilFromDays(v)
 			total := yy*12 + mm - 1 + months
 			ny := floorDiv(total, 12)
 			nm := total - ny*12 + 1

@@ -43,7 +43,7 @@ func evalTemporalTs(e *gpu.Expr, b *batch) (*vec, error) {
 		}
 		days := floorDiv(ts, pd)
 		tod := ts - days*pd
-		yy, mm, dd := civil(days)
+		yy, mm, dd := gpu.CivilFromDays(days)
 		total := yy*12 + mm - 1 + months
 		ny := floorDiv(total, 12)
 		nm := total - ny*12 + 1

@@ -80,7 +80,7 @@ func (d *Device) Sort(ctx context.Context, cols []gpu.Column, keys []gpu.SortKey
 			case v.i64 != nil:
 				c = cmpInt(v.i64[a], v.i64[b])
 			case v.f64 != nil:
-				c = floatOrder(v.f64[a], v.f64[b])
+				c = gpu.FloatOrder(v.f64[a], v.f64[b])
 			default:
 				c = cmp128(v.i128[a], v.i128[b])
 			}

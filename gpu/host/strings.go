@@ -110,7 +110,7 @@ func evalDatePart(e *gpu.Expr, n int, x *vec) *vec {
 		if !x.isValid(i) {
 			continue
 		}
-		y, m, day := civil(d)
+		y, m, day := gpu.CivilFromDays(d)
 		switch e.Op {
 		case gpu.OpYear:
 			r.i64[i] = y
@@ -121,29 +121,4 @@ func evalDatePart(e *gpu.Expr, n int, x *vec) *vec {
 		}
 	}
 	return r
-}
-
-// civil converts days since 1970-01-01 to a proleptic Gregorian date
-// (H. Hinnant's civil_from_days, exact for every int32 day).
-func civil(days int64) (y, m, d int64) {
-	z := days + 719468
-	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era-- // floor division
-	}
-	doe := z - era*146097                                  // [0, 146096]
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // [0, 399]
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100) // [0, 365]
-	mp := (5*doy + 2) / 153                  // [0, 11]
-	d = doy - (153*mp+2)/5 + 1               // [1, 31]
-	if mp < 10 {
-		m = mp + 3
-	} else {
-		m = mp - 9
-	}
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
 }
