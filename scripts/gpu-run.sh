@@ -24,7 +24,8 @@
 #          rigel bench sql --first-run and hot over them; tables in $OUT
 #   program: the precompiled path alone (RIGEL_PROGRAM=always): the device
 #          battery and the differential test on the interpreter, TPC-H SF1
-#          through the GPU against DuckDB, and the SF10 hot bench
+#          through the GPU against DuckDB, and the SF10 hot bench (not
+#          with RIGEL_PROGRAM_HOT=0)
 #   first-run: rigel bench tpch --first-run at SF10 (RIGEL_BENCH_QUERIES): a
 #          new process and kernel cache; the compiled sources are kept in
 #          $OUT/kernels.tar.gz and timed again by TestCompileCost
@@ -118,8 +119,10 @@ if has program; then
   [ -f "$data/tpch-sf1.duckdb" ] || step gen-sf1 ./rigel tpch-gen --sf 1 --db "$data/tpch-sf1.duckdb"
   RIGEL_PROGRAM=always RIGEL_TPCH_SF=1 step program-tpch-sf1 ./conformance.test -test.v -test.run 'TestTPCHCuda' -test.count=1
   grep -E -- '--- FAIL|^(ok|FAIL)' "$out/program-tpch-sf1.log" | tail -5
+  if [ "${RIGEL_PROGRAM_HOT:-1}" = 1 ]; then
   [ -f "$data/tpch-sf10.duckdb" ] || step gen-sf10 ./rigel tpch-gen --sf 10 --db "$data/tpch-sf10.duckdb"
   RIGEL_PROGRAM=always step program-hot-sf10 ./rigel bench tpch --db "$data/tpch-sf10.duckdb" --device cuda --queries all --runs 5 --out "$out/program-hot-sf10.md"
+  fi
 fi
 if has sanitize; then
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
