@@ -4,7 +4,7 @@ import "math"
 
 // The IR's value semantics that devices and their checks compute the same
 // way in Go (ir.go states them): the order of floats and the calendar of
-// dates.
+// dates, the rounding of floats.
 
 // FloatOrder is the total order of floats for comparisons, min/max,
 // sorting and grouping: NaN equals NaN and is larger than every number
@@ -50,4 +50,24 @@ func CivilFromDays(days int64) (y, m, d int64) {
 		y++
 	}
 	return y, m, d
+}
+
+// RoundFloat rounds x to digits decimal places, ties away from zero (the
+// CUDA code computes the same steps with its pow and round).
+func RoundFloat(x float64, digits int64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	if digits > 308 {
+		return x
+	}
+	if digits < -308 {
+		return math.Copysign(0, x)
+	}
+	p := math.Pow(10, float64(digits))
+	y := math.Round(x * p)
+	if math.IsInf(x*p, 0) {
+		return x // too many digits to change anything
+	}
+	return y / p
 }

@@ -21,7 +21,8 @@
 #          (rigel conformance --device cuda); report in $OUT/RESULTS-cuda.md
 #   tpcds (bundle from make gpu-bundle-tpcds): TPC-DS SF1 (RIGEL_TPCDS_SF) and
 #          DuckDB's 99 query texts generated with the bundled wheels, then
-#          rigel bench sql --first-run and hot over them; tables in $OUT
+#          rigel bench sql --first-run and hot (not with RIGEL_TPCDS_HOT=0)
+#          over them; tables in $OUT
 #   program: the precompiled path alone (RIGEL_PROGRAM=always): the device
 #          battery and the differential test on the interpreter, TPC-H SF1
 #          through the GPU against DuckDB, and the SF10 hot bench (not
@@ -84,7 +85,7 @@ if has tpcds; then
   fi
   step tpcds-first-run ./rigel bench sql --first-run --db "$data/tpcds-sf$sf.duckdb" --dir "$data/tpcds-queries" --device cuda --runs 3 --out "$out/tpcds-sf$sf-first-run.md"
   tail -n 1 "$out/tpcds-sf$sf-first-run.md"
-  step tpcds-hot ./rigel bench sql --db "$data/tpcds-sf$sf.duckdb" --dir "$data/tpcds-queries" --device cuda --runs 5 --out "$out/tpcds-sf$sf-hot.md"
+  [ "${RIGEL_TPCDS_HOT:-1}" = 1 ] && step tpcds-hot ./rigel bench sql --db "$data/tpcds-sf$sf.duckdb" --dir "$data/tpcds-queries" --device cuda --runs 5 --out "$out/tpcds-sf$sf-hot.md"
 fi
 if has all || has bench; then
   # RIGEL_BENCH_QUERIES picks the queries (default all 22); SF1 only with

@@ -22,9 +22,10 @@ import (
 // so both paths give the same bits: the device battery runs on both
 // (RIGEL_PROGRAM=always).
 //
-// What it does not run (an expression over strings in Arrow layout, the
-// numeric functions of codegen_num.go, a hash aggregate, the fused join
-// kernels) waits for its generated kernel as before; a fused probe that
+// What it does not run (a string function over strings in Arrow layout
+// other than the predicates of program_strmatch.go, the numeric functions of
+// codegen_num.go but abs and round, the fused join kernels) waits for its
+// generated kernel as before; a fused probe that
 // is not compiled yet gives way to the composed join (HashJoin, Gather,
 // then Run on this path) where the engine allows it (gpu.MayCompose).
 
@@ -76,6 +77,11 @@ const (
 	piStrPred
 	piStrMap
 	piDatePart
+	piStrMatch
+	piAbsI
+	piAbsF
+	piRoundI
+	piRoundF
 )
 
 // Program header words (program.cu's PG_*).
@@ -238,6 +244,9 @@ func (pr *program) expr(e *gpu.Expr) (int, error) {
 	for _, a := range e.Args {
 		if a == nil {
 			return 0, fmt.Errorf("%s: nil argument", e.Op)
+		}
+		if a.Type.Kind == gpu.Str && e.Op == gpu.OpStrPred {
+			return pr.strMatch(e)
 		}
 		if a.Type.Kind == gpu.Str {
 			return 0, fmt.Errorf("%s over a str value: %w", e.Op, errNoProgram)
@@ -402,6 +411,25 @@ func (pr *program) expr(e *gpu.Expr) (int, error) {
 		}
 		pr.emit(op, k, 0, 0, d, rs[0], 0, 0, int32(idx))
 		return d, nil
+	case gpu.OpAbs:
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		a := e.Args[0].Type
+		switch {
+		case e.Type.Kind.IsFloat() && a.Kind == e.Type.Kind:
+			pr.emit(piAbsF, k, 0, 0, d, rs[0], 0, 0, 0)
+		case e.Type.Kind.IsInteger() && e.Type.Kind != gpu.Date32 && a.Kind == e.Type.Kind && scaleOf(a) == scaleOf(e.Type):
+			pr.emit(piAbsI, k, 0, 0, d, rs[0], 0, pr.fit(e.Type), 0)
+		default:
+			return 0, fmt.Errorf("abs of %s giving %s: %w", a, e.Type, errNoProgram)
+		}
+		return d, nil
+	case gpu.OpRound:
+		if err := need(2); err != nil {
+			return 0, err
+		}
+		return d, pr.round(e, d, rs)
 	case gpu.OpYear, gpu.OpMonth, gpu.OpDay:
 		if len(e.Args) != 1 || e.Args[0].Type.Kind != gpu.Date32 || e.Type.Kind != gpu.Int64 {
 			return 0, fmt.Errorf("%s takes a date32 and gives int64", e.Op)
@@ -411,6 +439,67 @@ func (pr *program) expr(e *gpu.Expr) (int, error) {
 		return d, nil
 	}
 	return 0, fmt.Errorf("operator %s: %w", e.Op, errNoProgram)
+}
+
+// strMatch compiles a string predicate over a Str input column: its
+// matcher (program_strmatch.go) goes in the constants, the column's view in
+// a register; PI_STRMATCH reads the characters from the input itself.
+func (pr *program) strMatch(e *gpu.Expr) (int, error) {
+	a := e.Args[0]
+	if len(e.Args) != 1 || a.Op != gpu.OpCol || e.Type.Kind != gpu.Bool {
+		return 0, fmt.Errorf("%s: only a string predicate of a str input column reads strings in Arrow layout: %w", e, gpu.ErrUnsupported)
+	}
+	w, err := encodeStrMatch(e.Str)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", e, err)
+	}
+	v, err := pr.expr(a)
+	if err != nil {
+		return 0, err
+	}
+	d, err := pr.reg()
+	if err != nil {
+		return 0, err
+	}
+	at := len(pr.consts)
+	if at+len(w) > noKFit { // the index must fit the instruction's 16-bit field
+		return 0, fmt.Errorf("%s: too many constants: %w", e, errNoProgram)
+	}
+	pr.consts = append(pr.consts, strMatchConsts(w)...)
+	pr.emit(piStrMatch, int(gpu.Bool), 0, 0, d, v, 0, at, int32(a.Col))
+	pr.release(v)
+	return d, nil
+}
+
+// round compiles OpRound as codegen_num.go does: a float by any digit
+// count (PI_ROUND_F), an exact number by a constant one (PI_ROUND_I: fl 0
+// keeps it, 1 gives zero, 2 rounds to a multiple of K[imm]).
+func (pr *program) round(e *gpu.Expr, d int, rs []int) error {
+	t, a := e.Type, e.Args[0].Type
+	if t.Kind.IsFloat() {
+		if a.Kind != t.Kind || !e.Args[1].Type.Kind.IsInteger() {
+			return fmt.Errorf("round of %s by %s giving %s: %w", a, e.Args[1].Type, t, errNoProgram)
+		}
+		pr.emit(piRoundF, int(t.Kind), 0, 0, d, rs[0], rs[1], 0, 0)
+		return nil
+	}
+	c := e.Args[1]
+	if !t.Kind.IsInteger() || t.Kind == gpu.Date32 || c.Op != gpu.OpConst || c.Const.Null {
+		return fmt.Errorf("round of %s giving %s: %w", a, t, errNoProgram)
+	}
+	if a.Kind != t.Kind || scaleOf(a) != scaleOf(t) {
+		return fmt.Errorf("round of %s giving %s", a, t)
+	}
+	drop := int64(scaleOf(t)) - c.Const.I64
+	fl, imm := 0, 0
+	switch {
+	case drop > 38: // |x| < 10^38: rounds to zero
+		fl = 1
+	case drop > 0:
+		fl, imm = 2, pr.bigConst(pow10(int32(drop)))
+	}
+	pr.emit(piRoundI, int(t.Kind), 0, fl, d, rs[0], 0, pr.fit(t), int32(imm))
+	return nil
 }
 
 func (pr *program) boolConst(v bool) (int, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"os"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -283,6 +284,61 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 				break
 			}
 			r[d] = evalValue{i: big.NewInt(int64(ev.strCodes[imm][r[a].i.Int64()])), dict: ev.strDicts[imm]}
+		case piStrMatch:
+			if r[a].null {
+				r[d] = zero
+				break
+			}
+			ok, err := strMatchWords(ev.matcher(c), []byte(r[a].s))
+			if err != nil {
+				panic(fmt.Sprintf("program eval: %v", err))
+			}
+			r[d] = boolValue(ok, false)
+		case piAbsI:
+			if r[a].null {
+				r[d] = zero
+				break
+			}
+			x := new(big.Int).Abs(r[a].i)
+			if !fitsI128(x) {
+				ev.overflow = true
+			}
+			ev.fit(x, c)
+			r[d] = evalValue{i: narrow(x, kind)}
+		case piAbsF:
+			if r[a].null {
+				r[d] = zero
+				break
+			}
+			r[d] = evalValue{i: new(big.Int), f: math.Abs(r[a].f)}
+		case piRoundI:
+			if r[a].null {
+				r[d] = zero
+				break
+			}
+			x := new(big.Int).Set(r[a].i)
+			switch fl {
+			case 1:
+				x.SetInt64(0)
+			case 2:
+				k := ev.konst(imm)
+				x.Mul(divRound(x, k), k)
+				if !fitsI128(x) {
+					ev.overflow = true
+				}
+				ev.fit(x, c)
+			}
+			r[d] = evalValue{i: narrow(x, kind)}
+		case piRoundF:
+			if r[a].null || r[b].null {
+				r[d] = zero
+				break
+			}
+			f := gpu.RoundFloat(r[a].f, r[b].i.Int64())
+			if kind == gpu.Float32 {
+				f = float64(float32(f))
+			}
+			r[d] = evalValue{i: new(big.Int), f: f}
 		case piDatePart:
 			if r[a].null {
 				r[d] = zero
@@ -294,6 +350,18 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 			panic(fmt.Sprintf("program eval: instruction %d", op))
 		}
 	}
+}
+
+// matcher reads the string matcher at constant c (program_strmatch.go):
+// its words up to the end of the constants.
+func (ev *programEval) matcher(c int) []uint16 {
+	var w []uint16
+	for _, k := range ev.pr.consts[c:] {
+		for _, x := range k {
+			w = append(w, uint16(x), uint16(x>>16), uint16(x>>32), uint16(x>>48))
+		}
+	}
+	return w
 }
 
 func boolValue(v, null bool) evalValue {
@@ -340,6 +408,27 @@ func (pd *ProgramChecker) Runs() int { return pd.runs }
 // Missed counts, by reason, the pipelines the interpreter does not run
 // (on the GPU they wait for their own kernels).
 func (pd *ProgramChecker) Missed() map[string]int { return pd.missed }
+
+// Close reports on stderr what ran on programs and why the rest did not
+// (`rigel --device program` over a suite says what a first run on a GPU
+// would leave to the compiler), then closes the reference.
+func (pd *ProgramChecker) Close() error {
+	fmt.Fprintf(os.Stderr, "program checker: %d pipelines ran on their programs", pd.runs)
+	reasons := make([]string, 0, len(pd.missed))
+	for r := range pd.missed {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	n := 0
+	for _, r := range reasons {
+		n += pd.missed[r]
+	}
+	fmt.Fprintf(os.Stderr, ", %d did not\n", n)
+	for _, r := range reasons {
+		fmt.Fprintf(os.Stderr, "  %d: %s\n", pd.missed[r], r)
+	}
+	return pd.Device.Close()
+}
 
 // UploadStr keeps strings in Arrow layout where the reference does, so
 // that the programs that pass them through are checked too.

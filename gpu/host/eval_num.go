@@ -138,7 +138,7 @@ func evalNum(e *gpu.Expr, b *batch) (r *vec, handled bool, err error) {
 			case e.Op == gpu.OpFloor:
 				r.f64[i] = math.Floor(x)
 			case e.Op == gpu.OpRound:
-				r.f64[i] = roundFloat(x, args[1].i64[i])
+				r.f64[i] = gpu.RoundFloat(x, args[1].i64[i])
 			default:
 				f, ok := floatFuncs[e.Op]
 				if !ok {
@@ -313,25 +313,6 @@ func wrapBits(x *big.Int, width uint) *big.Int {
 		r.Sub(r, m)
 	}
 	return r
-}
-
-// roundFloat rounds x to digits decimal places, ties away from zero.
-func roundFloat(x float64, digits int64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	if digits > 308 {
-		return x
-	}
-	if digits < -308 {
-		return math.Copysign(0, x)
-	}
-	p := math.Pow(10, float64(digits))
-	y := math.Round(x * p)
-	if math.IsInf(x*p, 0) {
-		return x // too many digits to change anything
-	}
-	return y / p
 }
 
 // fastInt evaluates the common integer operators whose arguments and

@@ -45,7 +45,7 @@ enum {
     PI_LOAD = 1, PI_CONST, PI_MOV, PI_ARITH_I, PI_ARITH_F, PI_NEG_I, PI_NEG_F,
     PI_CMP, PI_AND, PI_OR, PI_NOT, PI_ISNULL, PI_ISNOTNULL,
     PI_CAST_II, PI_CAST_IF, PI_CAST_FF, PI_JMP, PI_JMPF,
-    PI_STRPRED, PI_STRMAP, PI_DATEPART
+    PI_STRPRED, PI_STRMAP, PI_DATEPART, PI_STRMATCH, PI_ABS_I, PI_ABS_F, PI_ROUND_I, PI_ROUND_F
 };
 
 __device__ __forceinline__ double pg_f(i128 v) { return __longlong_as_double((long long)(uint64_t)v); }
@@ -87,6 +87,102 @@ __device__ __forceinline__ i128 pg_narrow(i128 r, int k) { return k == PK_DECIMA
 // (c = 0xffff: the result's whole storage, nothing to test).
 __device__ __forceinline__ void pg_fits(i128 r, int c, const i128 *K, uint32_t *st) {
     if (c != 0xffff && (r < K[c] || r > K[c + 1])) rg_raise(st, RG_OVERFLOW);
+}
+
+// String predicates over strings in Arrow layout: the matcher is 16-bit
+// words in the constants (gpu/cuda/program_strmatch.go), walked with the
+// steps the generated code specialises to the constant
+// (codegen_strrow.go's likeMatch, compareConst, equalsConst).
+#define PS_LIKE 0
+#define PS_CMP 1
+#define PS_IN 2
+#define PS_ANY 0x100
+
+// pg_seg matches the n tokens at t from byte *x of s, advancing *x
+// (segForward): '_' steps over one code point, its lead byte giving its
+// length.
+__device__ __forceinline__ bool pg_seg(const uint16_t *t, int n, const uint8_t *s, int len, int *x) {
+    int p = *x;
+    for (int k = 0; k < n; k++) {
+        if (p >= len) return false;
+        if (t[k] == PS_ANY) {
+            const uint8_t b = s[p];
+            const int w = b < 0xC0 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+            p += min(w, len - p);
+        } else {
+            if (s[p] != t[k]) return false;
+            p++;
+        }
+    }
+    *x = p;
+    return true;
+}
+
+// pg_str_match: whether the len bytes at s satisfy the matcher m.
+__device__ __noinline__ bool pg_str_match(const uint16_t *m, const uint8_t *s, int len) {
+    if (m[0] == PS_LIKE) {
+        const bool anchored = m[1] != 0;
+        const uint16_t *t = m + 2;
+        int pos = 0, n = *t++;
+        if (!pg_seg(t, n, s, len, &pos)) return false;
+        t += n;
+        if (anchored) return pos == len;
+        for (int j = 0, nm = *t++; j < nm; j++) {
+            // The leftmost match starting at a code point boundary; a
+            // segment that begins with a literal byte that is not a
+            // continuation byte can only match at one.
+            n = *t++;
+            const bool boundary = t[0] == PS_ANY || (t[0] & 0xC0) == 0x80;
+            int found = -1;
+            for (int st = pos; st <= len - n && found < 0; st++) {
+                if (boundary && (s[st] & 0xC0) == 0x80) continue;
+                int q = st;
+                if (pg_seg(t, n, s, len, &q)) found = q;
+            }
+            if (found < 0) return false;
+            pos = found;
+            t += n;
+        }
+        n = *t++; // the suffix, walked back from the end
+        int q = len;
+        for (int k = n - 1; k >= 0; k--) {
+            if (q <= 0) return false;
+            if (t[k] == PS_ANY) {
+                q--;
+                while (q > 0 && (s[q] & 0xC0) == 0x80) q--;
+            } else {
+                if (s[q - 1] != t[k]) return false;
+                q--;
+            }
+        }
+        return q >= pos;
+    }
+    if (m[0] == PS_CMP) {
+        const int fl = m[1], n = m[2];
+        const uint16_t *p = m + 3;
+        int c = 0;
+        for (int k = 0; k < n && c == 0; k++) c = k >= len ? -1 : s[k] != p[k] ? (s[k] < p[k] ? -1 : 1) : 0;
+        if (c == 0 && len > n) c = 1;
+        switch (fl) {
+        case 0: return c == 0;
+        case 1: return c != 0;
+        case 2: return c < 0;
+        case 3: return c <= 0;
+        case 4: return c > 0;
+        default: return c >= 0;
+        }
+    }
+    const uint16_t *t = m + 2; // PS_IN
+    for (int j = 0, cnt = m[1]; j < cnt; j++) {
+        const int n = *t++;
+        if (n == len) {
+            bool eq = true;
+            for (int k = 0; k < n && eq; k++) eq = s[k] == t[k];
+            if (eq) return true;
+        }
+        t += n;
+    }
+    return false;
 }
 
 // pg_run interprets instructions [pc, end) for row i: one function the
@@ -285,6 +381,72 @@ __device__ __noinline__ void pg_run(const uint64_t *P, int pc, int end, long lon
             rn[d] = rn[a];
             rv[d] = rn[a] ? (i128)0 : (i128)((const int32_t *)strs[imm])[(long long)rv[a]];
             break;
+        case PI_STRMATCH: {
+            // a: the view of input column imm (PI_LOAD); c: K index of the
+            // matcher.
+            rn[d] = rn[a];
+            int v = 0;
+            if (!rn[a]) {
+                const uint64_t view = (uint64_t)rv[a];
+                const uint8_t *chars = (const uint8_t *)(in[4 * imm + 3] & ~1ull);
+                v = pg_str_match((const uint16_t *)(K + c), chars + (uint32_t)view, (int)(view >> 32));
+            }
+            rv[d] = v;
+            break;
+        }
+        case PI_ABS_I: {
+            const bool n = rn[a];
+            i128 v = 0;
+            if (!n) {
+                i128 r = rv[a];
+                if (r < 0 && rg_sub128(0, r, &r)) rg_raise(st, RG_OVERFLOW);
+                pg_fits(r, c, K, st);
+                v = pg_narrow(r, kind);
+            }
+            rv[d] = v;
+            rn[d] = n;
+            break;
+        }
+        case PI_ABS_F:
+            rn[d] = rn[a];
+            rv[d] = rn[a] ? (i128)0 : (kind == PK_FLOAT32 ? pg_fbits((double)(float)fabs(pg_f(rv[a]))) : pg_fbits(fabs(pg_f(rv[a]))));
+            break;
+        case PI_ROUND_I: {
+            // fl: 0 the value itself, 1 zero (|x| < 10^38 rounds to it), 2
+            // rounded half away from zero to a multiple of K[imm].
+            const bool n = rn[a];
+            i128 v = 0;
+            if (!n) {
+                i128 r = rv[a];
+                if (fl == 1) {
+                    r = 0;
+                } else if (fl == 2) {
+                    if (rg_mul128(rg_div_round(r, K[imm]), K[imm], &r)) rg_raise(st, RG_OVERFLOW);
+                    pg_fits(r, c, K, st);
+                }
+                v = pg_narrow(r, kind);
+            }
+            rv[d] = v;
+            rn[d] = n;
+            break;
+        }
+        case PI_ROUND_F: {
+            // Ties away from zero (CUDA's round), as codegen_num.go.
+            const bool n = rn[a] || rn[b];
+            i128 v = 0;
+            if (!n) {
+                const double x = pg_f(rv[a]);
+                const long long dg = (long long)rv[b];
+                double y;
+                if (isnan(x) || isinf(x) || dg > 308) y = x;
+                else if (dg < -308) y = copysign(0.0, x);
+                else { const double p = pow(10.0, (double)dg); y = isinf(x * p) ? x : round(x * p) / p; }
+                v = kind == PK_FLOAT32 ? pg_fbits((double)(float)y) : pg_fbits(y);
+            }
+            rv[d] = v;
+            rn[d] = n;
+            break;
+        }
         case PI_DATEPART: {
             // H. Hinnant's civil_from_days, as codegen_str.go's datePart.
             rn[d] = rn[a];
