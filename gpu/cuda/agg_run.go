@@ -46,10 +46,13 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 		return nil, err
 	}
 	if !d.fusedReady(src) {
-		if pr, pa, err := programOf(p, ap); err == nil {
+		if pr, pa, err := programOf(p, ap); err == nil && d.programFits(pr) {
 			d.compileLater(src, "rigel_aggregate.cu")
 			d.onProgram("aggregate", p)
-			return d.runAggregateProgram(ap, pr, pa, cols, args, n)
+			out, err := d.runAggregateProgram(ap, pr, pa, cols, args, n)
+			if !d.launchRefused(err) {
+				return out, err
+			}
 		}
 	}
 	mod, err := d.entryModule(src, "rigel_aggregate.cu")

@@ -255,7 +255,7 @@ func (d *Device) Precompile(ctx context.Context, calls []gpu.KernelCall) {
 		if err != nil {
 			continue // the call itself reports it, if it is made
 		}
-		if d.programMode != programOff && waitsForNone(c) {
+		if d.programMode != programOff && d.waitsForNone(c) {
 			later = append(later, fs...)
 		} else {
 			waited = append(waited, fs...)
@@ -277,7 +277,7 @@ func (d *Device) Precompile(ctx context.Context, calls []gpu.KernelCall) {
 // one it foresees, gpu.MayCompose), and a pipeline the interpreter runs
 // (program_run.go) runs there. An aggregate over dictionaries of unknown
 // size counts as one the interpreter runs.
-func waitsForNone(c gpu.KernelCall) bool {
+func (d *Device) waitsForNone(c gpu.KernelCall) bool {
 	if c.Kind != gpu.CallRun {
 		return true
 	}
@@ -288,8 +288,8 @@ func waitsForNone(c gpu.KernelCall) bool {
 			return false
 		}
 	}
-	_, _, err := programOf(c.Pipe, ap)
-	return err == nil
+	pr, _, err := programOf(c.Pipe, ap)
+	return err == nil && d.programFits(pr)
 }
 
 // callSources are the generated modules (constants hoisted, as memoEntry

@@ -55,6 +55,7 @@ type Device struct {
 	info        gpu.Info
 	arch        string
 	sms         int
+	maxShared   int // dynamic shared memory a block may have (opt-in limit)
 	pool        *pool
 	// mods are the loaded modules by their source text: a map lookup
 	// hashes it far faster than the disk cache's SHA-256 key, which is
@@ -113,16 +114,18 @@ func Open() (*Device, error) {
 	if err := check(C.rg_device_get(&d.dev, 0), "cuDeviceGet 0"); err != nil {
 		return nil, fmt.Errorf("%v: %w", err, gpu.ErrNoDevice)
 	}
-	var major, minor, sms C.int
+	var major, minor, sms, shared C.int
 	if err := firstErr(
 		check(C.rg_device_attr(&major, 75, d.dev), "cuDeviceGetAttribute compute capability major"),
 		check(C.rg_device_attr(&minor, 76, d.dev), "cuDeviceGetAttribute compute capability minor"),
 		check(C.rg_device_attr(&sms, 16, d.dev), "cuDeviceGetAttribute multiprocessor count"),
+		check(C.rg_device_attr(&shared, 97, d.dev), "cuDeviceGetAttribute shared memory per block (opt-in)"),
 	); err != nil {
 		return nil, err
 	}
 	d.arch = fmt.Sprintf("sm_%d%d", major, minor)
 	d.sms = int(sms)
+	d.maxShared = int(shared)
 	var c C.CUcontext
 	if err := check(C.rg_primary_ctx_retain(&c, d.dev), "cuDevicePrimaryCtxRetain"); err != nil {
 		return nil, fmt.Errorf("%v: %w", err, gpu.ErrNoDevice)
@@ -469,6 +472,9 @@ func (d *Device) timedLaunch(m *module, name string, grid, block, shmem int, arg
 	// three blocks ran as a second wave after the first five, each with
 	// the same share of rows (TPC-H Q15 at SF10: 1.6 waves, ncu, device
 	// run 1 of session 17).
+	if err := d.cx.allowShared(m, f, name, shmem); err != nil {
+		return err
+	}
 	if res, err := d.cx.residentBlocks(m, f, name, block, shmem); err != nil {
 		return err
 	} else if wave := d.sms * max(res, 1); grid > wave {

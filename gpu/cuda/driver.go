@@ -106,6 +106,9 @@ type module struct {
 	funcs map[string]C.CUfunction
 	// resident memoizes residentBlocks per function and launch shape.
 	resident map[residentKey]int
+	// shared is the dynamic shared memory each function's launches were
+	// allowed (allowShared).
+	shared map[string]int
 	// constPtr is the device address of the module's constant array (0
 	// until first written), constWords what it holds (constants.go).
 	constPtr   uint64
@@ -156,6 +159,30 @@ func (x ctx) residentBlocks(m *module, f C.CUfunction, name string, block, shmem
 	}
 	m.resident[k] = int(n)
 	return int(n), nil
+}
+
+// staticSharedSlack is what the hand-written kernels' static shared
+// memory may take beside the dynamic (their __shared__ arrays: at most
+// 128 bytes today).
+const staticSharedSlack = 1 << 10
+
+// allowShared lets f's launches ask for bytes of dynamic shared memory
+// (the device's opt-in limit bounds it: Device.maxShared). Without it a
+// launch gets 48 KiB less the function's static shared memory: a
+// pg_agg_hash of 12 registers, 48 KiB dynamic and 16 bytes static, failed
+// with CUDA_ERROR_INVALID_VALUE (bench/results/2026-11-28-h100-tpch-sf10-first-run-v28-shared-registers.md).
+func (x ctx) allowShared(m *module, f C.CUfunction, name string, bytes int) error {
+	if bytes == 0 || m.shared[name] >= bytes {
+		return nil
+	}
+	if err := check(C.rg_func_max_shared(x.c, f, C.int(bytes)), "cuFuncSetAttribute %s (%d bytes of shared memory)", name, bytes); err != nil {
+		return err
+	}
+	if m.shared == nil {
+		m.shared = map[string]int{}
+	}
+	m.shared[name] = bytes
+	return nil
 }
 
 // launch starts f with one kernel parameter: a block of 64-bit words that

@@ -396,6 +396,7 @@ func divRound(v, d *big.Int) *big.Int {
 type ProgramChecker struct {
 	gpu.Device
 	runs   int            // pipelines that ran on their programs
+	regs   map[int]int    // how many of those used each register count
 	missed map[string]int // why the others did not (errNoProgram's reasons)
 }
 
@@ -423,7 +424,7 @@ func (pd *ProgramChecker) Close() error {
 	for _, r := range reasons {
 		n += pd.missed[r]
 	}
-	fmt.Fprintf(os.Stderr, ", %d did not\n", n)
+	fmt.Fprintf(os.Stderr, ", %d did not; pipelines by registers used: %v\n", n, pd.regs)
 	for _, r := range reasons {
 		fmt.Fprintf(os.Stderr, "  %d: %s\n", pd.missed[r], r)
 	}
@@ -480,6 +481,10 @@ func (pd *ProgramChecker) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu
 		}
 	}
 	pd.runs++
+	if pd.regs == nil {
+		pd.regs = map[int]int{}
+	}
+	pd.regs[pr.regs]++
 	in := make([]arrow.Array, len(inputs))
 	for i, c := range inputs {
 		if in[i], err = pd.Device.Download(ctx, c); err != nil {

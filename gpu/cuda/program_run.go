@@ -3,8 +3,10 @@ package cuda
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/rigel-db/rigel/gpu"
 )
@@ -61,6 +63,25 @@ func (d *Device) compileLater(e *srcEntry, file string) {
 	if d.programMode != programAlways {
 		d.compileAhead(context.Background(), []kernelFile{{file, e.src}}, levelFull)
 	}
+}
+
+// launchRefused reports whether err is the driver refusing to launch one
+// of the interpreter's kernels for its shape (shared memory, resources):
+// nothing ran that the pipeline's own kernel cannot redo, so the caller
+// runs that instead, waiting for its compile, rather than failing the
+// query. Said in the trace (RIGEL_TRACE=1).
+func (d *Device) launchRefused(err error) bool {
+	var ce *cuError
+	if !errors.As(err, &ce) || !strings.HasPrefix(ce.what, "cuLaunchKernel pg_") {
+		return false
+	}
+	if ce.name != "CUDA_ERROR_INVALID_VALUE" && ce.name != "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" {
+		return false
+	}
+	if traceKernels {
+		fmt.Fprintf(os.Stderr, "rigel trace: the interpreter's launch was refused (%v): the pipeline's own kernel runs\n", err)
+	}
+	return true
 }
 
 // programModule is the interpreter's module (built in, prebuilt.go, or
@@ -135,7 +156,7 @@ func (d *Device) runMaterializeProgram(pr *program, cols []*column, args []uint6
 	if p.Filter != nil {
 		total, a[1], err = d.countPassing(tmp, n, ntiles, func(counts, mask uint64) error {
 			a[1], a[3] = counts, mask
-			return d.timedLaunch(mod, "pg_count", d.gridFor(int64(ntiles), 1), blockThreads, 0, a)
+			return d.timedLaunch(mod, "pg_count", d.gridFor(int64(ntiles), 1), blockThreads, regBytes(pr.regs, blockThreads), a)
 		})
 		if err != nil {
 			return nil, err
@@ -149,9 +170,9 @@ func (d *Device) runMaterializeProgram(pr *program, cols []*column, args []uint6
 			return out, err
 		}
 		if p.Filter != nil {
-			err = d.timedLaunch(mod, "pg_write", d.gridFor(int64(ntiles), 1), blockThreads, 0, a)
+			err = d.timedLaunch(mod, "pg_write", d.gridFor(int64(ntiles), 1), blockThreads, regBytes(pr.regs, blockThreads), a)
 		} else {
-			err = d.timedLaunch(mod, "pg_write_all", d.gridFor(int64(n), blockThreads), blockThreads, 0, a)
+			err = d.timedLaunch(mod, "pg_write_all", d.gridFor(int64(n), blockThreads), blockThreads, regBytes(pr.regs, blockThreads), a)
 		}
 		if err != nil {
 			return out, err
@@ -187,6 +208,7 @@ type programAgg struct {
 	aggs, keys, outs          []uint64
 	slotWords, pslots, groups int
 	keyWords, nullWord        int
+	regs                      int // the program's registers (regBytes)
 }
 
 // programAggregate describes ap's aggregate for pg_agg_domain or
@@ -201,7 +223,7 @@ func programAggregate(ap *aggPlan, pr *program) (*programAgg, error) {
 		}
 	}
 	pa := &programAgg{hash: ap.strat == stratHash, slotWords: ap.slotWords, groups: ap.groups, pslots: 1,
-		keyWords: ap.keyWords, nullWord: ap.nullWord}
+		keyWords: ap.keyWords, nullWord: ap.nullWord, regs: pr.regs}
 	for _, l := range ap.aggs {
 		w := uint64(l.a.Kind) | uint64(l.arg.Kind)<<8
 		if l.a.Kind != gpu.AggCountStar {
@@ -271,14 +293,29 @@ func programAggregate(ap *aggPlan, pr *program) (*programAgg, error) {
 }
 
 // threads is the aggregate kernel's block size: pg_agg_hash's, or for
-// pg_agg_domain the largest warp multiple up to 256 whose partials fit
-// 48 KiB of shared memory (0 when not even a warp's do).
+// pg_agg_domain the largest warp multiple up to 256 whose partials and
+// registers fit 48 KiB of shared memory (0 when not even a warp's do).
 func (pa *programAgg) threads() int {
 	if pa.hash {
 		return blockThreads
 	}
-	per := pa.groups * pa.pslots * 8
-	return min(blockThreads, (sharedAggBytes/max(per, 1))/32*32)
+	return min(blockThreads, (sharedAggBytes/max(pa.perThread(), 1))/32*32)
+}
+
+// perThread is the shared memory a thread of pg_agg_domain takes: its
+// partials, then its registers.
+func (pa *programAgg) perThread() int { return pa.groups*pa.pslots*8 + regBytes(pa.regs, 1) }
+
+// regBytes is the shared memory of a block's registers (program.cu's
+// pg_regs: an i128 a register and thread).
+func regBytes(regs, threads int) int { return regs * 16 * threads }
+
+// programFits reports whether this device gives the interpreter's kernels
+// the shared memory pr's registers take (its opt-in limit: 227 KiB on an
+// H100, 163 on an A100, 99 on others); where not, the pipeline waits for
+// its generated kernel.
+func (d *Device) programFits(pr *program) bool {
+	return regBytes(pr.regs, blockThreads)+staticSharedSlack <= d.maxShared
 }
 
 // runAggregateProgram is an aggregate on the interpreter: the generated
@@ -329,7 +366,7 @@ func (d *Device) domainProgram(ap *aggPlan, pa *programAgg, mod *module, blk uin
 	}
 	if n > 0 {
 		threads := pa.threads()
-		shmem := pa.groups * pa.pslots * 8 * threads
+		shmem := pa.perThread() * threads
 		if err := d.timedLaunch(mod, "pg_agg_domain", d.gridFor(int64(n), threads), threads, shmem, a); err != nil {
 			return nil, err
 		}
@@ -388,7 +425,7 @@ func (d *Device) hashProgram(ap *aggPlan, pa *programAgg, mod *module, blk uint6
 	}
 	if n > 0 {
 		a := []uint64{blk, table, keys, states, fill, uint64(capacity), uint64(capacity) * 7 / 10}
-		if err := d.timedLaunch(mod, "pg_agg_hash", d.gridFor(int64(n), blockThreads), blockThreads, 0, a); err != nil {
+		if err := d.timedLaunch(mod, "pg_agg_hash", d.gridFor(int64(n), blockThreads), blockThreads, regBytes(pa.regs, blockThreads), a); err != nil {
 			return nil, nil, err
 		}
 	}

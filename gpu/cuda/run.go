@@ -208,10 +208,13 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 		return nil, err
 	}
 	if !d.fusedReady(src) {
-		if pr, _, err := programOf(p, nil); err == nil {
+		if pr, _, err := programOf(p, nil); err == nil && d.programFits(pr) {
 			d.compileLater(src, "rigel_materialize.cu")
 			d.onProgram("materialize", p)
-			return d.runMaterializeProgram(pr, cols, args, n, st)
+			out, err := d.runMaterializeProgram(pr, cols, args, n, st)
+			if !d.launchRefused(err) {
+				return out, err
+			}
 		}
 	}
 	mod, err := d.entryModule(src, "rigel_materialize.cu")

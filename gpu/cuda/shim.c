@@ -38,6 +38,7 @@ CU_FN(CUresult, cuModuleUnload, (CUmodule))
 CU_FN(CUresult, cuModuleGetFunction, (CUfunction *, CUmodule, const char *))
 CU_FN(CUresult, cuModuleGetGlobal_v2, (CUdeviceptr *, size_t *, CUmodule, const char *))
 CU_FN(CUresult, cuOccupancyMaxActiveBlocksPerMultiprocessor, (int *, CUfunction, int, size_t))
+CU_FN(CUresult, cuFuncSetAttribute, (CUfunction, int, int))
 CU_FN(CUresult, cuLaunchKernel, (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                  unsigned, unsigned, CUstream, void **, void **))
 CU_FN(CUresult, cuMemsetD8Async, (CUdeviceptr, unsigned char, size_t, CUstream))
@@ -83,7 +84,7 @@ const char *rg_load_cuda(void) {
     LOAD(lib, cuEventCreate) LOAD(lib, cuEventDestroy_v2) LOAD(lib, cuEventRecord)
     LOAD(lib, cuEventSynchronize) LOAD(lib, cuEventElapsedTime) LOAD(lib, cuModuleLoadData)
     LOAD(lib, cuModuleUnload) LOAD(lib, cuModuleGetFunction) LOAD(lib, cuModuleGetGlobal_v2) LOAD(lib, cuLaunchKernel)
-    LOAD(lib, cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    LOAD(lib, cuOccupancyMaxActiveBlocksPerMultiprocessor) LOAD(lib, cuFuncSetAttribute)
     LOAD(lib, cuMemsetD8Async) LOAD(lib, cuMemcpyHtoDAsync_v2) LOAD(lib, cuMemcpyDtoHAsync_v2)
     LOAD(lib, cuMemcpyDtoDAsync_v2)
     cu_lib = lib;
@@ -160,6 +161,12 @@ CUresult rg_module_global(CUcontext c, CUdeviceptr *p, size_t *size, CUmodule m,
 CUresult rg_resident_blocks(CUcontext c, int *n, CUfunction f, int block, size_t shmem) {
     CUR(c);
     return p_cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, block, shmem);
+}
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: a launch may ask for
+// more than the default 48 KiB of dynamic shared memory up to this.
+CUresult rg_func_max_shared(CUcontext c, CUfunction f, int bytes) {
+    CUR(c);
+    return p_cuFuncSetAttribute(f, 8, bytes);
 }
 CUresult rg_launch(CUcontext c, CUfunction f, unsigned grid, unsigned block, unsigned shmem,
                    CUstream s, void *argblock) {

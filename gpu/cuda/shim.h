@@ -56,6 +56,7 @@ CUresult rg_module_global(CUcontext ctx, CUdeviceptr *p, size_t *size, CUmodule 
 // How many blocks of f (block threads, shmem bytes of dynamic shared
 // memory) one multiprocessor holds at once.
 CUresult rg_resident_blocks(CUcontext ctx, int *n, CUfunction f, int block, size_t shmem);
+CUresult rg_func_max_shared(CUcontext ctx, CUfunction f, int bytes);
 CUresult rg_launch(CUcontext ctx, CUfunction f, unsigned grid, unsigned block,
                    unsigned shmem, CUstream s, void *argblock);
 CUresult rg_memset8(CUcontext ctx, CUdeviceptr p, unsigned char v, size_t n, CUstream s);

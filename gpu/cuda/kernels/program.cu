@@ -185,10 +185,38 @@ __device__ __noinline__ bool pg_str_match(const uint16_t *m, const uint8_t *s, i
     return false;
 }
 
+// The registers. A value lives in dynamic shared memory (pg_sp), register
+// r of thread t at i128 index r * blockDim.x + t from the kernel's base
+// (after pg_agg_domain's partials), so that writing one stays on the
+// multiprocessor: as a thread's local array every write went through to
+// L2 (ncu, TPC-H Q6 at SF1 on the interpreter: 33 L2 sectors written a
+// row, L2 72% busy, 72% of stalls waiting on L1TEX; bench/results/
+// 2026-11-28-h200-tpch-tpcds-first-run-v27-strmatch.md; in shared memory
+// Q6 at SF10 ran in 21 ms, 2.2x DuckDB, against 48 ms, 0.7x, before:
+// 2026-11-28-h100-tpch-sf10-first-run-v28-shared-registers.md, another
+// machine of the same kind). The null flags are
+// the bits of a 64-bit word (nm) the kernels keep in a register and
+// pg_run takes and returns.
+extern __shared__ __align__(16) uint64_t pg_sp[];
+
+struct pg_regs {
+    i128 *v;    // this thread's register 0
+    unsigned s; // the stride between registers (blockDim.x)
+};
+__device__ __forceinline__ pg_regs pg_regs_at(unsigned word) {
+    pg_regs r;
+    r.v = (i128 *)(pg_sp + word) + threadIdx.x;
+    r.s = blockDim.x;
+    return r;
+}
+#define RV(x) RG.v[(unsigned)(x) * RG.s]
+#define PN(x) ((nm >> (x)) & 1ull)
+__device__ __forceinline__ uint64_t pg_setn(uint64_t nm, int r, bool n) { return (nm & ~(1ull << r)) | ((uint64_t)n << r); }
+
 // pg_run interprets instructions [pc, end) for row i: one function the
 // kernels call (inlined into each, the module took 4.2 s to compile on the
 // build machine; RIGEL_NVRTC=... go test ./gpu/cuda -run TestProgramCompiles -v).
-__device__ __noinline__ void pg_run(const uint64_t *P, int pc, int end, long long i, i128 *rv, bool *rn) {
+__device__ __noinline__ uint64_t pg_run(const uint64_t *P, int pc, int end, long long i, const pg_regs RG, uint64_t nm) {
     uint32_t *st = (uint32_t *)P[PG_STATUS];
     const uint64_t *in = P + P[PG_INPUTS];
     const uint64_t *strs = P + P[PG_STRS];
@@ -203,24 +231,24 @@ __device__ __noinline__ void pg_run(const uint64_t *P, int pc, int end, long lon
         case PI_LOAD: {
             const uint64_t *col = in + 4 * imm;
             // A Str column passes through as its views (rg_str_view).
-            rv[d] = kind == PK_STR ? (i128)rg_str_view(col[0], col[3], i) : pg_load(col[0], kind, i);
-            rn[d] = col[1] != 0 && ((const uint8_t *)col[1])[i] == 0;
+            RV(d) = kind == PK_STR ? (i128)rg_str_view(col[0], col[3], i) : pg_load(col[0], kind, i);
+            nm = pg_setn(nm, d, col[1] != 0 && ((const uint8_t *)col[1])[i] == 0);
             break;
         }
         case PI_CONST:
-            rv[d] = (fl & 1) ? (i128)0 : K[imm];
-            rn[d] = fl & 1;
+            RV(d) = (fl & 1) ? (i128)0 : K[imm];
+            nm = pg_setn(nm, d, fl & 1);
             break;
         case PI_MOV:
-            rv[d] = rv[a];
-            rn[d] = rn[a];
+            RV(d) = RV(a);
+            nm = pg_setn(nm, d, PN(a));
             break;
         case PI_ARITH_I: {
-            const bool n = rn[a] || rn[b];
+            const bool n = PN(a) || PN(b);
             i128 v = 0;
             if (!n) {
                 i128 r;
-                const i128 x = rv[a], y = rv[b];
+                const i128 x = RV(a), y = RV(b);
                 if (x == (i128)(long long)x && y == (i128)(long long)y) {
                     // Both fit 64 bits: the exact result fits 128 (one
                     // 64x64->128 multiply), as the generated code's fits64.
@@ -232,53 +260,53 @@ __device__ __noinline__ void pg_run(const uint64_t *P, int pc, int end, long lon
                 pg_fits(r, c, K, st);
                 v = pg_narrow(r, kind);
             }
-            rv[d] = v;
-            rn[d] = n;
+            RV(d) = v;
+            nm = pg_setn(nm, d, n);
             break;
         }
         case PI_ARITH_F: {
-            const bool n = rn[a] || rn[b];
+            const bool n = PN(a) || PN(b);
             i128 v = 0;
             if (!n) {
                 if (kind == PK_FLOAT32) {
-                    const float x = (float)pg_f(rv[a]), y = (float)pg_f(rv[b]);
+                    const float x = (float)pg_f(RV(a)), y = (float)pg_f(RV(b));
                     const float r = fl == 0 ? x + y : fl == 1 ? x - y : fl == 2 ? x * y : x / y;
                     v = pg_fbits((double)r);
                 } else {
-                    const double x = pg_f(rv[a]), y = pg_f(rv[b]);
+                    const double x = pg_f(RV(a)), y = pg_f(RV(b));
                     v = pg_fbits(fl == 0 ? x + y : fl == 1 ? x - y : fl == 2 ? x * y : x / y);
                 }
             }
-            rv[d] = v;
-            rn[d] = n;
+            RV(d) = v;
+            nm = pg_setn(nm, d, n);
             break;
         }
         case PI_NEG_I: {
-            const bool n = rn[a];
+            const bool n = PN(a);
             i128 v = 0;
             if (!n) {
                 i128 r;
-                if (rg_sub128(0, rv[a], &r)) rg_raise(st, RG_OVERFLOW);
+                if (rg_sub128(0, RV(a), &r)) rg_raise(st, RG_OVERFLOW);
                 pg_fits(r, c, K, st);
                 v = pg_narrow(r, kind);
             }
-            rv[d] = v;
-            rn[d] = n;
+            RV(d) = v;
+            nm = pg_setn(nm, d, n);
             break;
         }
         case PI_NEG_F:
-            rn[d] = rn[a];
-            rv[d] = rn[a] ? (i128)0 : pg_fbits(-pg_f(rv[a]));
+            nm = pg_setn(nm, d, PN(a));
+            RV(d) = PN(a) ? (i128)0 : pg_fbits(-pg_f(RV(a)));
             break;
         case PI_CMP: {
-            const bool n = rn[a] || rn[b];
+            const bool n = PN(a) || PN(b);
             int v = 0;
             if (!n) {
                 int s;
                 if (ak == PK_FLOAT32 || ak == PK_FLOAT64) {
-                    s = rg_fcmp(pg_f(rv[a]), pg_f(rv[b]));
+                    s = rg_fcmp(pg_f(RV(a)), pg_f(RV(b)));
                 } else {
-                    s = rv[a] < rv[b] ? -1 : rv[a] > rv[b] ? 1 : 0;
+                    s = RV(a) < RV(b) ? -1 : RV(a) > RV(b) ? 1 : 0;
                 }
                 switch (fl) {
                 case 0: v = s == 0; break;
@@ -289,40 +317,40 @@ __device__ __noinline__ void pg_run(const uint64_t *P, int pc, int end, long lon
                 default: v = s >= 0;
                 }
             }
-            rv[d] = v;
-            rn[d] = n;
+            RV(d) = v;
+            nm = pg_setn(nm, d, n);
             break;
         }
         case PI_AND: case PI_OR: {
             // Kleene logic, as the generated n-ary form: an argument that
             // is false (AND) or true (OR) decides; else a null makes null.
             const bool want = op == PI_OR;
-            const bool dec = (!rn[a] && (rv[a] != 0) == want) || (!rn[b] && (rv[b] != 0) == want);
-            const bool u = rn[a] || rn[b];
-            rv[d] = want ? (int)dec : (int)!dec;
-            rn[d] = !dec && u;
+            const bool dec = (!PN(a) && (RV(a) != 0) == want) || (!PN(b) && (RV(b) != 0) == want);
+            const bool u = PN(a) || PN(b);
+            RV(d) = want ? (int)dec : (int)!dec;
+            nm = pg_setn(nm, d, !dec && u);
             break;
         }
         case PI_NOT:
-            rv[d] = rv[a] == 0 ? 1 : 0;
-            rn[d] = rn[a];
+            RV(d) = RV(a) == 0 ? 1 : 0;
+            nm = pg_setn(nm, d, PN(a));
             break;
         case PI_ISNULL:
-            rv[d] = rn[a] ? 1 : 0;
-            rn[d] = false;
+            RV(d) = PN(a) ? 1 : 0;
+            nm = pg_setn(nm, d, false);
             break;
         case PI_ISNOTNULL:
-            rv[d] = rn[a] ? 0 : 1;
-            rn[d] = false;
+            RV(d) = PN(a) ? 0 : 1;
+            nm = pg_setn(nm, d, false);
             break;
         case PI_CAST_II: {
             // fl: 0 same scale, 1 multiply by K[imm], 2 divide by K[imm]
             // rounding half away from zero, 3 a scale step beyond 38
             // digits (rounds to zero).
-            const bool n = rn[a];
+            const bool n = PN(a);
             i128 v = 0;
             if (!n) {
-                i128 r = rv[a];
+                i128 r = RV(a);
                 if (fl == 1) {
                     if (rg_mul128(r, K[imm], &r)) rg_raise(st, RG_OVERFLOW);
                 } else if (fl == 2) {
@@ -333,17 +361,17 @@ __device__ __noinline__ void pg_run(const uint64_t *P, int pc, int end, long lon
                 pg_fits(r, c, K, st);
                 v = pg_narrow(r, kind);
             }
-            rv[d] = v;
-            rn[d] = n;
+            RV(d) = v;
+            nm = pg_setn(nm, d, n);
             break;
         }
         case PI_CAST_IF: {
             // imm: the decimal scale s; c: K index of 10^s; b: K index of
             // 10^s as a double (the fast path's divisor, s <= 22).
-            const bool n = rn[a];
+            const bool n = PN(a);
             i128 v = 0;
             if (!n) {
-                const i128 x = rv[a];
+                const i128 x = RV(a);
                 const int s = imm;
                 if (kind == PK_FLOAT32) {
                     float r;
@@ -359,65 +387,65 @@ __device__ __noinline__ void pg_run(const uint64_t *P, int pc, int end, long lon
                     v = pg_fbits(r);
                 }
             }
-            rv[d] = v;
-            rn[d] = n;
+            RV(d) = v;
+            nm = pg_setn(nm, d, n);
             break;
         }
         case PI_CAST_FF:
-            rn[d] = rn[a];
-            rv[d] = rn[a] ? (i128)0 : (kind == PK_FLOAT32 ? pg_fbits((double)(float)pg_f(rv[a])) : rv[a]);
+            nm = pg_setn(nm, d, PN(a));
+            RV(d) = PN(a) ? (i128)0 : (kind == PK_FLOAT32 ? pg_fbits((double)(float)pg_f(RV(a))) : RV(a));
             break;
         case PI_JMP:
             pc = imm;
             break;
         case PI_JMPF: // to imm unless register a is true
-            if (rn[a] || rv[a] == 0) pc = imm;
+            if (PN(a) || RV(a) == 0) pc = imm;
             break;
         case PI_STRPRED:
-            rn[d] = rn[a];
-            rv[d] = rn[a] ? (i128)0 : (i128)((const uint8_t *)strs[imm])[(long long)rv[a]];
+            nm = pg_setn(nm, d, PN(a));
+            RV(d) = PN(a) ? (i128)0 : (i128)((const uint8_t *)strs[imm])[(long long)RV(a)];
             break;
         case PI_STRMAP:
-            rn[d] = rn[a];
-            rv[d] = rn[a] ? (i128)0 : (i128)((const int32_t *)strs[imm])[(long long)rv[a]];
+            nm = pg_setn(nm, d, PN(a));
+            RV(d) = PN(a) ? (i128)0 : (i128)((const int32_t *)strs[imm])[(long long)RV(a)];
             break;
         case PI_STRMATCH: {
             // a: the view of input column imm (PI_LOAD); c: K index of the
             // matcher.
-            rn[d] = rn[a];
+            nm = pg_setn(nm, d, PN(a));
             int v = 0;
-            if (!rn[a]) {
-                const uint64_t view = (uint64_t)rv[a];
+            if (!PN(a)) {
+                const uint64_t view = (uint64_t)RV(a);
                 const uint8_t *chars = (const uint8_t *)(in[4 * imm + 3] & ~1ull);
                 v = pg_str_match((const uint16_t *)(K + c), chars + (uint32_t)view, (int)(view >> 32));
             }
-            rv[d] = v;
+            RV(d) = v;
             break;
         }
         case PI_ABS_I: {
-            const bool n = rn[a];
+            const bool n = PN(a);
             i128 v = 0;
             if (!n) {
-                i128 r = rv[a];
+                i128 r = RV(a);
                 if (r < 0 && rg_sub128(0, r, &r)) rg_raise(st, RG_OVERFLOW);
                 pg_fits(r, c, K, st);
                 v = pg_narrow(r, kind);
             }
-            rv[d] = v;
-            rn[d] = n;
+            RV(d) = v;
+            nm = pg_setn(nm, d, n);
             break;
         }
         case PI_ABS_F:
-            rn[d] = rn[a];
-            rv[d] = rn[a] ? (i128)0 : (kind == PK_FLOAT32 ? pg_fbits((double)(float)fabs(pg_f(rv[a]))) : pg_fbits(fabs(pg_f(rv[a]))));
+            nm = pg_setn(nm, d, PN(a));
+            RV(d) = PN(a) ? (i128)0 : (kind == PK_FLOAT32 ? pg_fbits((double)(float)fabs(pg_f(RV(a)))) : pg_fbits(fabs(pg_f(RV(a)))));
             break;
         case PI_ROUND_I: {
             // fl: 0 the value itself, 1 zero (|x| < 10^38 rounds to it), 2
             // rounded half away from zero to a multiple of K[imm].
-            const bool n = rn[a];
+            const bool n = PN(a);
             i128 v = 0;
             if (!n) {
-                i128 r = rv[a];
+                i128 r = RV(a);
                 if (fl == 1) {
                     r = 0;
                 } else if (fl == 2) {
@@ -426,33 +454,33 @@ __device__ __noinline__ void pg_run(const uint64_t *P, int pc, int end, long lon
                 }
                 v = pg_narrow(r, kind);
             }
-            rv[d] = v;
-            rn[d] = n;
+            RV(d) = v;
+            nm = pg_setn(nm, d, n);
             break;
         }
         case PI_ROUND_F: {
             // Ties away from zero (CUDA's round), as codegen_num.go.
-            const bool n = rn[a] || rn[b];
+            const bool n = PN(a) || PN(b);
             i128 v = 0;
             if (!n) {
-                const double x = pg_f(rv[a]);
-                const long long dg = (long long)rv[b];
+                const double x = pg_f(RV(a));
+                const long long dg = (long long)RV(b);
                 double y;
                 if (isnan(x) || isinf(x) || dg > 308) y = x;
                 else if (dg < -308) y = copysign(0.0, x);
                 else { const double p = pow(10.0, (double)dg); y = isinf(x * p) ? x : round(x * p) / p; }
                 v = kind == PK_FLOAT32 ? pg_fbits((double)(float)y) : pg_fbits(y);
             }
-            rv[d] = v;
-            rn[d] = n;
+            RV(d) = v;
+            nm = pg_setn(nm, d, n);
             break;
         }
         case PI_DATEPART: {
             // H. Hinnant's civil_from_days, as codegen_str.go's datePart.
-            rn[d] = rn[a];
+            nm = pg_setn(nm, d, PN(a));
             long long v = 0;
-            if (!rn[a]) {
-                const long long z = (long long)rv[a] + 719468;
+            if (!PN(a)) {
+                const long long z = (long long)RV(a) + 719468;
                 const long long era = (z >= 0 ? z : z - 146096) / 146097;
                 const long long doe = z - era * 146097;
                 const long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
@@ -463,20 +491,21 @@ __device__ __noinline__ void pg_run(const uint64_t *P, int pc, int end, long lon
                 const long long yy = yoe + era * 400 + (mm <= 2 ? 1 : 0);
                 v = fl == 0 ? yy : fl == 1 ? mm : dd;
             }
-            rv[d] = v;
+            RV(d) = v;
             break;
         }
         }
     }
+    return nm;
 }
 
 // pg_pass evaluates the filter of row i (true without one).
-__device__ __forceinline__ bool pg_pass(const uint64_t *P, long long i, i128 *rv, bool *rn) {
+__device__ __forceinline__ bool pg_pass(const uint64_t *P, long long i, const pg_regs &RG, uint64_t &nm) {
     const int end = (int)P[PG_FILTER_END];
     if (end == 0) return true;
-    pg_run(P, 0, end, i, rv, rn);
+    nm = pg_run(P, 0, end, i, RG, nm);
     const int r = (int)P[PG_FILTER_REG];
-    return !rn[r] && rv[r] != 0;
+    return !PN(r) && RV(r) != 0;
 }
 
 // pg_count: rg_count's tiles over the program's filter. Args: program,
@@ -488,14 +517,14 @@ extern "C" __global__ void __launch_bounds__(256) pg_count(const Args A) {
     uint32_t *mask = (uint32_t *)A.a[3];
     __shared__ uint32_t wcnt[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    i128 rv[PG_MAXREG];
-    bool rn[PG_MAXREG];
+    const pg_regs RG = pg_regs_at(0);
+    uint64_t nm = 0;
     for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
         uint32_t c = 0;
         for (int k = 0; k < 4; k++) {
             const long long i = t * 1024 + k * 256 + threadIdx.x;
             bool ok = false;
-            if (i < n) ok = pg_pass(P, i, rv, rn);
+            if (i < n) ok = pg_pass(P, i, RG, nm);
             c += ok;
             const unsigned m = __ballot_sync(0xffffffffu, ok);
             if (lane == 0 && i < n) mask[i >> 5] = m;
@@ -510,15 +539,15 @@ extern "C" __global__ void __launch_bounds__(256) pg_count(const Args A) {
 
 // pg_project stores the projections of row i at output row pos. outs:
 // two words (data, validity) per projection.
-__device__ __forceinline__ void pg_project(const uint64_t *P, const uint64_t *outs, long long i, long long pos, i128 *rv, bool *rn) {
-    pg_run(P, (int)P[PG_FILTER_END], (int)P[PG_PROJ_END], i, rv, rn);
+__device__ __forceinline__ void pg_project(const uint64_t *P, const uint64_t *outs, long long i, long long pos, const pg_regs &RG, uint64_t &nm) {
+    nm = pg_run(P, (int)P[PG_FILTER_END], (int)P[PG_PROJ_END], i, RG, nm);
     const uint64_t *proj = P + P[PG_PROJ];
     const int np = (int)P[PG_NPROJ];
     for (int j = 0; j < np; j++) {
         const uint64_t w = proj[j];
         const int r = (int)(w & 0xffff), k = (int)((w >> 16) & 0xff);
-        pg_store(outs[2 * j], k, pos, rv[r]);
-        if ((w >> 24) & 1) ((uint8_t *)outs[2 * j + 1])[pos] = rn[r] ? 0 : 1;
+        pg_store(outs[2 * j], k, pos, RV(r));
+        if ((w >> 24) & 1) ((uint8_t *)outs[2 * j + 1])[pos] = PN(r) ? 0 : 1;
     }
 }
 
@@ -532,8 +561,8 @@ extern "C" __global__ void __launch_bounds__(256) pg_write(const Args A) {
     const uint64_t *outs = (const uint64_t *)A.a[4];
     __shared__ uint32_t wcnt[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    i128 rv[PG_MAXREG];
-    bool rn[PG_MAXREG];
+    const pg_regs RG = pg_regs_at(0);
+    uint64_t nm = 0;
     for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
         unsigned long long base = ((const unsigned long long *)A.a[1])[t];
         for (int k = 0; k < 4; k++) {
@@ -545,7 +574,7 @@ extern "C" __global__ void __launch_bounds__(256) pg_write(const Args A) {
             __syncthreads();
             unsigned before = 0, total = 0;
             for (int w = 0; w < 8; w++) { if (w < warp) before += wcnt[w]; total += wcnt[w]; }
-            if (ok) pg_project(P, outs, i, base + before + __popc(m & ((1u << lane) - 1u)), rv, rn);
+            if (ok) pg_project(P, outs, i, base + before + __popc(m & ((1u << lane) - 1u)), RG, nm);
             base += total;
             __syncthreads();
         }
@@ -558,10 +587,10 @@ extern "C" __global__ void __launch_bounds__(256) pg_write_all(const Args A) {
     const uint64_t *P = (const uint64_t *)A.a[0];
     const long long n = (long long)P[PG_N];
     const uint64_t *outs = (const uint64_t *)A.a[4];
-    i128 rv[PG_MAXREG];
-    bool rn[PG_MAXREG];
+    const pg_regs RG = pg_regs_at(0);
+    uint64_t nm = 0;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        pg_project(P, outs, i, i, rv, rn);
+        pg_project(P, outs, i, i, RG, nm);
     }
 }
 
@@ -615,7 +644,6 @@ extern "C" __global__ void __launch_bounds__(256) pg_agg_init(const Args A) {
 // aggregate but count(*) has a non-null count when its argument is
 // nullable (PA_PART), then its partial (two words for a decimal128
 // min/max).
-extern __shared__ uint64_t pg_sp[];
 
 // PS: partial words per group (PG_PSLOTS).
 #define pg_slot(g, s) pg_sp[((unsigned)(g) * (unsigned)PS + (unsigned)(s)) * blockDim.x + threadIdx.x]
@@ -645,23 +673,23 @@ __device__ __forceinline__ void pa_identity(int g, const uint64_t *aggs, int na,
 
 // pa_update adds row values (registers) to group g's partials, as
 // codegen_agg.go's updatePartial.
-__device__ __forceinline__ void pa_update(int g, const uint64_t *aggs, int na, int PS, uint64_t *R, int W, const i128 *rv, const bool *rn) {
+__device__ __forceinline__ void pa_update(int g, const uint64_t *aggs, int na, int PS, uint64_t *R, int W, const pg_regs &RG, uint64_t nm) {
     pg_slot(g, 0)++;
     for (int j = 0; j < na; j++) {
         const uint64_t w = aggs[j];
         const int k = PA_KIND(w), ak = PA_ARGK(w), r = PA_REG(w);
         int s = PA_PART(w);
-        if (k == PAGG_COUNT_STAR || rn[r]) continue;
+        if (k == PAGG_COUNT_STAR || PN(r)) continue;
         if (PA_NULLABLE(w)) pg_slot(g, s++)++;
         if (k == PAGG_COUNT) continue;
         const bool isMax = k == PAGG_MAX;
         if (k == PAGG_SUM && pa_float(ak)) {
-            pg_slot(g, s) = (uint64_t)__double_as_longlong(__longlong_as_double((long long)pg_slot(g, s)) + pg_f(rv[r]));
+            pg_slot(g, s) = (uint64_t)__double_as_longlong(__longlong_as_double((long long)pg_slot(g, s)) + pg_f(RV(r)));
         } else if (k == PAGG_SUM) {
             // An int64 partial is exact until an add overflows; then it
             // goes to the table's 192-bit accumulator and restarts.
             uint64_t *acc = &R[(unsigned)g * (unsigned)W + PA_VAL(w)];
-            const i128 x = rv[r];
+            const i128 x = RV(r);
             const long long xl = (long long)x;
             long long p = (long long)pg_slot(g, s);
             if ((i128)xl != x) {
@@ -673,12 +701,12 @@ __device__ __forceinline__ void pa_update(int g, const uint64_t *aggs, int na, i
             }
         } else if (ak == PK_DECIMAL128) {
             const i128 cur = I128(pg_slot(g, s + 1), pg_slot(g, s));
-            if (isMax ? rv[r] > cur : rv[r] < cur) { pg_slot(g, s) = (uint64_t)rv[r]; pg_slot(g, s + 1) = (uint64_t)((u128)rv[r] >> 64); }
+            if (isMax ? RV(r) > cur : RV(r) < cur) { pg_slot(g, s) = (uint64_t)RV(r); pg_slot(g, s + 1) = (uint64_t)((u128)RV(r) >> 64); }
         } else if (pa_float(ak)) {
-            const uint64_t key = rg_f64_key(pg_f(rv[r]));
+            const uint64_t key = rg_f64_key(pg_f(RV(r)));
             if (isMax ? key > pg_slot(g, s) : key < pg_slot(g, s)) pg_slot(g, s) = key;
         } else {
-            const long long x = (long long)rv[r];
+            const long long x = (long long)RV(r);
             if (isMax ? x > (long long)pg_slot(g, s) : x < (long long)pg_slot(g, s)) pg_slot(g, s) = (uint64_t)x;
         }
     }
@@ -743,21 +771,21 @@ extern "C" __global__ void __launch_bounds__(256) pg_agg_domain(const Args A) {
     const uint64_t *aggs = P + P[PG_AGGS];
     const uint64_t *keys = P + P[PG_KEYS];
     for (int g = 0; g < G; g++) pa_identity(g, aggs, na, PS);
-    i128 rv[PG_MAXREG];
-    bool rn[PG_MAXREG];
+    const pg_regs RG = pg_regs_at((unsigned)G * (unsigned)PS * blockDim.x);
+    uint64_t nm = 0;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        if (!pg_pass(P, i, rv, rn)) continue;
-        pg_run(P, (int)P[PG_FILTER_END], (int)P[PG_PROJ_END], i, rv, rn);
+        if (!pg_pass(P, i, RG, nm)) continue;
+        nm = pg_run(P, (int)P[PG_FILTER_END], (int)P[PG_PROJ_END], i, RG, nm);
         // A key's word: register | domain << 16 | stride << 32 |
         // nullable << 63 (a null is the domain's last code).
         int gid = 0;
         for (int q = 0; q < nk; q++) {
             const uint64_t w = keys[q];
             const int r = (int)(w & 0xffff), dom = (int)((w >> 16) & 0xffff), stride = (int)((w >> 32) & 0x7fffffff);
-            const int code = ((w >> 63) && rn[r]) ? dom - 1 : (int)rv[r];
+            const int code = ((w >> 63) && PN(r)) ? dom - 1 : (int)RV(r);
             gid += code * stride;
         }
-        pa_update(gid, aggs, na, PS, T, W, rv, rn);
+        pa_update(gid, aggs, na, PS, T, W, RG, nm);
     }
     for (int g = 0; g < G; g++) pa_flush(g, aggs, na, PS, T + (unsigned)g * (unsigned)W);
 }
@@ -773,12 +801,12 @@ extern "C" __global__ void __launch_bounds__(256) pg_agg_domain(const Args A) {
 
 // pa_row adds one row's values to the slot R with atomics, as
 // codegen_agg_hash.go's runUpdate adds a run's.
-__device__ __forceinline__ void pa_row(uint64_t *R, const uint64_t *aggs, int na, const i128 *rv, const bool *rn) {
+__device__ __forceinline__ void pa_row(uint64_t *R, const uint64_t *aggs, int na, const pg_regs &RG, uint64_t nm) {
     atomicAdd((unsigned long long *)&R[0], 1ull);
     for (int j = 0; j < na; j++) {
         const uint64_t w = aggs[j];
         const int k = PA_KIND(w), ak = PA_ARGK(w), r = PA_REG(w), v = PA_VAL(w), nnw = PA_NN(w);
-        if (k == PAGG_COUNT_STAR || rn[r]) continue;
+        if (k == PAGG_COUNT_STAR || PN(r)) continue;
         if (k == PAGG_COUNT) {
             atomicAdd((unsigned long long *)&R[v], 1ull);
             continue;
@@ -786,16 +814,16 @@ __device__ __forceinline__ void pa_row(uint64_t *R, const uint64_t *aggs, int na
         if (nnw != 0xff && nnw > 0) atomicAdd((unsigned long long *)&R[nnw], 1ull);
         const bool isMax = k == PAGG_MAX;
         if (k == PAGG_SUM && pa_float(ak)) {
-            atomicAdd((double *)&R[v], pg_f(rv[r]));
+            atomicAdd((double *)&R[v], pg_f(RV(r)));
         } else if (k == PAGG_SUM) {
-            rg_atomic_add192(&R[v], rv[r]);
+            rg_atomic_add192(&R[v], RV(r));
         } else if (ak == PK_DECIMAL128) {
-            rg_atomic_minmax128(&R[v], rv[r], isMax);
+            rg_atomic_minmax128(&R[v], RV(r), isMax);
         } else if (pa_float(ak)) {
-            const unsigned long long x = rg_f64_key(pg_f(rv[r]));
+            const unsigned long long x = rg_f64_key(pg_f(RV(r)));
             if (isMax) atomicMax((unsigned long long *)&R[v], x); else atomicMin((unsigned long long *)&R[v], x);
         } else {
-            const long long x = (long long)rv[r];
+            const long long x = (long long)RV(r);
             if (isMax) atomicMax((long long *)&R[v], x); else atomicMin((long long *)&R[v], x);
         }
     }
@@ -832,25 +860,25 @@ extern "C" __global__ void __launch_bounds__(256) pg_agg_hash(const Args A) {
         const uint64_t w = keys[q];
         if (((w >> 16) & 0xff) == PK_STR) kcs[(w >> 24) & 0xff] = (const uint8_t *)(P[P[PG_INPUTS] + 4 * ((w >> 40) & 0xffff) + 3] & ~1ull);
     }
-    i128 rv[PG_MAXREG];
-    bool rn[PG_MAXREG];
+    const pg_regs RG = pg_regs_at(0);
+    uint64_t nm = 0;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i - lane < n; i += (long long)gridDim.x * blockDim.x) {
         if (recheck && __any_sync(FULL, ((volatile uint32_t *)fill)[0] >= maxFill)) break;
         recheck = false;
         iters++;
         bool row = false, inserted = false;
-        if (i < n && pg_pass(P, i, rv, rn)) {
+        if (i < n && pg_pass(P, i, RG, nm)) {
             row = true;
-            pg_run(P, (int)P[PG_FILTER_END], (int)P[PG_PROJ_END], i, rv, rn);
+            nm = pg_run(P, (int)P[PG_FILTER_END], (int)P[PG_PROJ_END], i, RG, nm);
             uint64_t key[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             for (int q = 0; q < nk; q++) {
                 const uint64_t w = keys[q];
                 const int r = (int)(w & 0xffff), kk = (int)((w >> 16) & 0xff), kw = (int)((w >> 24) & 0xff), nb = (int)((w >> 32) & 0xff);
-                if (nb != 0xff && rn[r]) {
+                if (nb != 0xff && PN(r)) {
                     key[nullWord] |= 1ull << nb;
                     continue;
                 }
-                const i128 v = rv[r];
+                const i128 v = RV(r);
                 if (kk == PK_FLOAT64) {
                     const double x = pg_f(v);
                     key[kw] = x == 0.0 ? 0ull : (x != x ? 0x7ff8000000000000ull : (uint64_t)__double_as_longlong(x));
@@ -892,7 +920,7 @@ extern "C" __global__ void __launch_bounds__(256) pg_agg_hash(const Args A) {
                 if ((++probes & 31) == 0 && ((volatile uint32_t *)fill)[0] >= maxFill) { rg_raise(st, RG_TABLE_FULL); break; }
                 if (probes >= cap) { rg_raise(st, RG_TABLE_FULL); break; }
             }
-            if (slot != ~0ull) pa_row(T + slot * W, aggs, na, rv, rn);
+            if (slot != ~0ull) pa_row(T + slot * W, aggs, na, RG, nm);
         }
         rowsIn += __popc(__ballot_sync(FULL, row));
         innerRuns += __popc(__ballot_sync(FULL, row && lane > 0));
