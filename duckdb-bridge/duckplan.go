@@ -37,8 +37,13 @@ type duckNode struct {
 	ProjectedInput []uint64          `json:"projected_input"`
 	ColumnIndexes  []duckColumnIndex `json:"column_indexes"`
 
-	// LOGICAL_PROJECTION, LOGICAL_FILTER, LOGICAL_AGGREGATE_AND_GROUP_BY
-	Expressions []*duckExpr `json:"expressions"`
+	// LOGICAL_PROJECTION, LOGICAL_FILTER, LOGICAL_AGGREGATE_AND_GROUP_BY:
+	// decoded from RawExpressions by parseDuckPlan.
+	Expressions []*duckExpr `json:"-"`
+	// RawExpressions is the "expressions" field as DuckDB wrote it: a list
+	// of expressions, or for LOGICAL_EXPRESSION_GET rows of them, which
+	// only the operator's type tells apart (parseDuckPlan).
+	RawExpressions json.RawMessage `json:"expressions"`
 	// LOGICAL_FILTER: when not empty, the operator outputs only these
 	// columns of its child.
 	ProjectionMap []uint64 `json:"projection_map"`
@@ -92,7 +97,7 @@ type duckNode struct {
 	SetopAll    bool   `json:"setop_all"`
 
 	// LOGICAL_EXPRESSION_GET (VALUES lists): the column types and the rows
-	// of expressions (read by duckNode.UnmarshalJSON, producer_values.go).
+	// of expressions (decoded from RawExpressions by parseDuckPlan).
 	ExprTypes []duckType    `json:"expr_types"`
 	ExprRows  [][]*duckExpr `json:"-"`
 
@@ -242,14 +247,56 @@ type duckExpr struct {
 }
 
 // parseDuckPlan decodes json_serialize_plan output.
+//
+// The document is decoded in one pass, each operator's expressions kept
+// raw and decoded after, once its type is known. An operator that decoded
+// itself (to read its type first) made every ancestor's decoding read its
+// subtree again: on TPC-DS's plans, deep trees of about 46 KB, 11 ms a
+// plan on the build machine where one pass takes a few
+// (BenchmarkParseDuckPlanFiles).
 func parseDuckPlan(text string) (*duckPlanJSON, error) {
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
-	dec.UseNumber()
 	var p duckPlanJSON
-	if err := dec.Decode(&p); err != nil {
+	if err := decodeNumbers([]byte(text), &p); err != nil {
 		// A plan shape the producer does not read yet (a field whose JSON
 		// type differs from the one declared here): DuckDB runs the query.
 		return nil, fmt.Errorf("%w: DuckDB's plan has a shape rigel cannot read yet (%v)", ErrUnsupported, err)
 	}
+	var walk func(n *duckNode) error
+	walk = func(n *duckNode) error {
+		if n == nil {
+			return nil
+		}
+		if len(n.RawExpressions) > 0 {
+			var err error
+			if n.Type == "LOGICAL_EXPRESSION_GET" {
+				err = decodeNumbers(n.RawExpressions, &n.ExprRows)
+			} else {
+				err = decodeNumbers(n.RawExpressions, &n.Expressions)
+			}
+			if err != nil {
+				return fmt.Errorf("%w: DuckDB's plan has a shape rigel cannot read yet (%s expressions: %v)", ErrUnsupported, n.Type, err)
+			}
+			n.RawExpressions = nil
+		}
+		for _, c := range n.Children {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, n := range p.Plans {
+		if err := walk(n); err != nil {
+			return nil, err
+		}
+	}
 	return &p, nil
+}
+
+// decodeNumbers decodes JSON with numbers kept as json.Number (see the
+// top of this file).
+func decodeNumbers(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
 }

@@ -1,44 +1,10 @@
 package duckdbbridge
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
 	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
-
-// UnmarshalJSON decodes a plan operator. Every operator but one keeps its
-// expressions in a flat "expressions" list; LOGICAL_EXPRESSION_GET (a
-// VALUES list) keeps rows of them there, which go to ExprRows. Numbers stay
-// json.Number (see duckplan.go), as parseDuckPlan's decoder does.
-func (n *duckNode) UnmarshalJSON(b []byte) error {
-	type plainNode duckNode // the same fields without this method
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return err
-	}
-	decode := func(v any) error {
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.UseNumber()
-		return d.Decode(v)
-	}
-	if head.Type != "LOGICAL_EXPRESSION_GET" {
-		return decode((*plainNode)(n))
-	}
-	var eg struct {
-		*plainNode
-		Expressions [][]*duckExpr `json:"expressions"` // shadows plainNode's
-	}
-	eg.plainNode = (*plainNode)(n)
-	if err := decode(&eg); err != nil {
-		return err
-	}
-	n.ExprRows = eg.Expressions
-	return nil
-}
 
 // expressionGet converts a VALUES list into a ReadRel over a VirtualTable:
 // one row of expressions per VALUES row. DuckDB folds the values into
