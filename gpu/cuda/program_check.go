@@ -81,6 +81,17 @@ func (ev *programEval) fit(r *big.Int, c int) {
 	}
 }
 
+// exact is an integer instruction's result x: the overflow flag where it
+// leaves 128 bits or the range at constant c (noKFit: none), then the
+// value as a register of kind k keeps it.
+func (ev *programEval) exact(x *big.Int, c int, k gpu.Kind) evalValue {
+	if !fitsI128(x) {
+		ev.overflow = true
+	}
+	ev.fit(x, c)
+	return evalValue{i: narrow(x, k)}
+}
+
 func (ev *programEval) load(c int, k gpu.Kind, row int) evalValue {
 	a := ev.in[c]
 	v := evalValue{null: a.IsNull(row), i: new(big.Int)}
@@ -158,11 +169,7 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 			default:
 				x.Mul(r[a].i, r[b].i)
 			}
-			if !fitsI128(x) {
-				ev.overflow = true
-			}
-			ev.fit(x, c)
-			r[d] = evalValue{i: narrow(x, kind)}
+			r[d] = ev.exact(x, c, kind)
 		case piArithF:
 			if r[a].null || r[b].null {
 				r[d] = zero
@@ -183,11 +190,7 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 				break
 			}
 			x := new(big.Int).Neg(r[a].i)
-			if !fitsI128(x) {
-				ev.overflow = true
-			}
-			ev.fit(x, c)
-			r[d] = evalValue{i: narrow(x, kind)}
+			r[d] = ev.exact(x, c, kind)
 		case piNegF:
 			if r[a].null {
 				r[d] = zero
@@ -231,16 +234,12 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 			switch fl {
 			case 1:
 				x.Mul(x, ev.konst(imm))
-				if !fitsI128(x) {
-					ev.overflow = true
-				}
 			case 2:
 				x = divRound(x, ev.konst(imm))
 			case 3:
 				x.SetInt64(0)
 			}
-			ev.fit(x, c)
-			r[d] = evalValue{i: narrow(x, kind)}
+			r[d] = ev.exact(x, c, kind)
 		case piCastIF:
 			if r[a].null {
 				r[d] = zero
@@ -300,11 +299,7 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 				break
 			}
 			x := new(big.Int).Abs(r[a].i)
-			if !fitsI128(x) {
-				ev.overflow = true
-			}
-			ev.fit(x, c)
-			r[d] = evalValue{i: narrow(x, kind)}
+			r[d] = ev.exact(x, c, kind)
 		case piAbsF:
 			if r[a].null {
 				r[d] = zero
@@ -323,12 +318,8 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 			case 2:
 				k := ev.konst(imm)
 				x.Mul(divRound(x, k), k)
-				if !fitsI128(x) {
-					ev.overflow = true
-				}
-				ev.fit(x, c)
 			}
-			r[d] = evalValue{i: narrow(x, kind)}
+			r[d] = ev.exact(x, c, kind) // the value or zero lie in range: checked all the same
 		case piRoundF:
 			if r[a].null || r[b].null {
 				r[d] = zero
