@@ -52,8 +52,10 @@ type Engine struct {
 	// database alone (catalogmemo.go); nil otherwise.
 	catalog *catalogMemo
 
-	// checked remembers the SQL texts CheckQuery passed.
+	// checked remembers the SQL texts CheckQuery passed; names hands the
+	// output column names its prepare found to the plan made next.
 	checked queryMemo
+	names   nameHandoff
 
 	// maxAnswer bounds the bytes of a DuckDB answer the engine holds whole
 	// (a fallback subtree's, a plan's run on DuckDB, Query's): a quarter
@@ -176,6 +178,7 @@ func (e *Engine) Prepare(ctx context.Context, query string) (_ *Prepared, err er
 // forgetPlans drops the cached plans and catalog lookups of a read-only
 // database (its tables or catalog changed).
 func (e *Engine) forgetPlans() {
+	e.names.clear()
 	if e.plans == nil {
 		return
 	}
@@ -220,7 +223,8 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	}
 	defer conn.Close()
 	var outTypes []colType
-	pb, err := producePlan(ctx, conn, query, &outTypes, e.catalog)
+	names, _ := e.names.take(query)
+	pb, err := producePlan(ctx, conn, query, &outTypes, e.catalog, names)
 	if err != nil {
 		if errors.Is(err, duckguard.ErrBusy) {
 			// DuckDB runs it this time; a later run plans it again.

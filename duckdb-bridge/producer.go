@@ -109,13 +109,15 @@ var planOptimizers = []string{
 // Errors: a SQL error is a *DuckDBError with DuckDB's message unchanged; a
 // query the producer cannot express wraps ErrUnsupported.
 func ProducePlan(ctx context.Context, conn *sql.Conn, query string) (*pb.Plan, error) {
-	return producePlan(ctx, conn, query, nil, nil)
+	return producePlan(ctx, conn, query, nil, nil, nil)
 }
 
 // producePlan is ProducePlan; when outTypes is not nil it also receives the
 // DuckDB types of the plan's output columns (the engine gives unsigned ones
-// their Arrow type back, result_types.go).
-func producePlan(ctx context.Context, conn *sql.Conn, query string, outTypes *[]colType, catalog *catalogMemo) (*pb.Plan, error) {
+// their Arrow type back, result_types.go). names are the query's output
+// column names where the caller has them from a prepare of the same text
+// (nil: DuckDB is asked).
+func producePlan(ctx context.Context, conn *sql.Conn, query string, outTypes *[]colType, catalog *catalogMemo, names []string) (*pb.Plan, error) {
 	text, err := serializePlan(ctx, conn, query)
 	if err != nil {
 		return nil, err
@@ -145,9 +147,10 @@ func producePlan(ctx context.Context, conn *sql.Conn, query string, outTypes *[]
 	if len(dp.Plans) != 1 {
 		return nil, fmt.Errorf("duckdb plan: the query has %d statements, want exactly one", len(dp.Plans))
 	}
-	names, err := outputNames(ctx, conn, query)
-	if err != nil {
-		return nil, err
+	if names == nil {
+		if names, err = outputNames(ctx, conn, query); err != nil {
+			return nil, err
+		}
 	}
 	reg, err := newExtRegistry()
 	if err != nil {
@@ -302,20 +305,27 @@ func prepareNames(ctx context.Context, conn *sql.Conn, query string) ([]string, 
 		if !ok {
 			return fmt.Errorf("duckdb plan: the connection is not a DuckDB connection")
 		}
-		n, err := ds.ColumnCount()
-		if err != nil {
-			return err
-		}
-		for i := 0; i < n; i++ {
-			name, err := ds.ColumnName(i)
-			if err != nil {
-				return err
-			}
-			names = append(names, name)
-		}
-		return nil
+		names, err = stmtColumnNames(ds)
+		return err
 	})
 	return names, err
+}
+
+// stmtColumnNames are a prepared statement's output column names.
+func stmtColumnNames(ds *duckdb.Stmt) ([]string, error) {
+	n, err := ds.ColumnCount()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		name, err := ds.ColumnName(i)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	return names, nil
 }
 
 // sqlString quotes s as a SQL string literal.
