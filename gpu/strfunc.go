@@ -3,7 +3,7 @@ package gpu
 import (
 	"fmt"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -281,17 +281,9 @@ func (f *StrFunc) mapTable(dict *array.String) (codes []int32, out *array.String
 	wg.Wait()
 	// The distinct results of all parts, in byte order (Go compares
 	// strings by bytes), and each part's numbers mapped to their ranks.
-	var all []string
-	seen := map[string]bool{}
-	for _, d := range local {
-		for _, r := range d {
-			if !seen[r] {
-				seen[r] = true
-				all = append(all, r)
-			}
-		}
-	}
-	sort.Strings(all)
+	all := slices.Concat(local...)
+	slices.Sort(all)
+	all = slices.Compact(all)
 	rankOf := make(map[string]int32, len(all))
 	b := array.NewStringBuilder(memory.DefaultAllocator)
 	defer b.Release()

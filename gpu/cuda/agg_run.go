@@ -269,14 +269,7 @@ func (d *Device) groupOutputs(ap *aggPlan, cols []*column, groups int) (out []*c
 func (d *Device) emitGroups(ap *aggPlan, mod *module, cols []*column, table, keys uint64, nslots int) (out []*column, err error) {
 	tmp := &temps{d: d}
 	defer tmp.release()
-	defer func() {
-		if err != nil {
-			for _, c := range out {
-				d.freeColumn(c)
-			}
-			out = nil
-		}
-	}()
+	defer d.freeOnError(&out, &err)
 	ntiles := (nslots + tileRows - 1) / tileRows
 	counts, err := tmp.get(int64(ntiles)*4, "aggregate tile counts")
 	if err != nil {

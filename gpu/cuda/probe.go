@@ -320,14 +320,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			for _, c := range out {
-				d.freeColumn(c)
-			}
-			out = nil
-		}
-	}()
+	defer d.freeOnError(&out, &err)
 	newOut := func(total int) (err error) {
 		out, err = d.projectOutputs(p, j.cols, st, total, "probe pipeline")
 		return err

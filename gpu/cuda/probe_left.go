@@ -55,14 +55,7 @@ func (d *Device) probeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr,
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			for _, c := range out {
-				d.freeColumn(c)
-			}
-			out = nil
-		}
-	}()
+	defer d.freeOnError(&out, &err)
 	newOut := func(total int) (err error) {
 		out, err = d.projectOutputs(p, j.cols, st, total, "left join")
 		return err

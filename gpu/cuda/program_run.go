@@ -131,14 +131,7 @@ func (d *Device) runMaterializeProgram(pr *program, cols []*column, args []uint6
 	}
 	tmp := &temps{d: d}
 	defer tmp.release()
-	defer func() {
-		if err != nil {
-			for _, c := range out {
-				d.freeColumn(c)
-			}
-			out = nil
-		}
-	}()
+	defer d.freeOnError(&out, &err)
 	if n == 0 {
 		return d.projectOutputs(p, cols, st, 0, "pipeline")
 	}
@@ -390,14 +383,7 @@ func (d *Device) domainProgram(ap *aggPlan, pa *programAgg, mod *module, blk uin
 func (d *Device) hashProgram(ap *aggPlan, pa *programAgg, mod *module, blk uint64, cols []*column, n, capacity int) (out []*column, _ *tableFill, err error) {
 	tmp := &temps{d: d}
 	defer tmp.release()
-	defer func() {
-		if err != nil {
-			for _, c := range out {
-				d.freeColumn(c)
-			}
-			out = nil
-		}
-	}()
+	defer d.freeOnError(&out, &err)
 	table, err := tmp.get(int64(capacity)*int64(ap.slotWords)*8, fmt.Sprintf("aggregate table (%d slots)", capacity))
 	if err != nil {
 		return nil, nil, err

@@ -226,14 +226,7 @@ func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, 
 	}
 	tmp := &temps{d: d}
 	defer tmp.release()
-	defer func() {
-		if err != nil {
-			for _, c := range out {
-				d.freeColumn(c)
-			}
-			out = nil
-		}
-	}()
+	defer d.freeOnError(&out, &err)
 	total := 0
 	ntiles := (n + tileRows - 1) / tileRows
 	check := src.raises

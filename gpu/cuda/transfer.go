@@ -233,6 +233,19 @@ func (d *Device) freeColumn(c *column) {
 	}
 }
 
+// freeOnError frees the columns *out holds and clears it when *err is
+// set: deferred by the functions that build output columns, so that one
+// failing part way leaks none of them.
+func (d *Device) freeOnError(out *[]*column, err *error) {
+	if *err == nil {
+		return
+	}
+	for _, c := range *out {
+		d.freeColumn(c)
+	}
+	*out = nil
+}
+
 // fetch copies a column to the host in device layout.
 func (d *Device) fetch(c *column) (*hostColumn, error) {
 	h := &hostColumn{t: c.t, n: c.n, dict: c.dict, data: make([]byte, c.n*c.t.Kind.Width())}

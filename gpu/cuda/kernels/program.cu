@@ -193,8 +193,8 @@ __device__ __noinline__ bool pg_str_match(const uint16_t *m, const uint8_t *s, i
 // row, L2 72% busy, 72% of stalls waiting on L1TEX; bench/results/
 // 2026-11-28-h200-tpch-tpcds-first-run-v27-strmatch.md; in shared memory
 // Q6 at SF10 ran in 21 ms, 2.2x DuckDB, against 48 ms, 0.7x, before:
-// 2026-11-28-h100-tpch-sf10-first-run-v28-shared-registers.md, another
-// machine of the same kind). The null flags are
+// 2026-11-28-h100-tpch-sf10-first-run-v28-shared-registers.md, on an
+// H100 where the first was an H200). The null flags are
 // the bits of a 64-bit word (nm) the kernels keep in a register and
 // pg_run takes and returns.
 extern __shared__ __align__(16) uint64_t pg_sp[];
