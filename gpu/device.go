@@ -151,6 +151,27 @@ type Stats struct {
 	BytesLive int64
 }
 
+// Since returns what the device did between before and s (two readings of
+// one device's counters, no reset between): the counters' differences,
+// BytesLive as s has it.
+func (s Stats) Since(before Stats) Stats {
+	return Stats{
+		BytesUploaded:    s.BytesUploaded - before.BytesUploaded,
+		BytesDownloaded:  s.BytesDownloaded - before.BytesDownloaded,
+		KernelLaunches:   s.KernelLaunches - before.KernelLaunches,
+		KernelsCompiled:  s.KernelsCompiled - before.KernelsCompiled,
+		CompileNanos:     s.CompileNanos - before.CompileNanos,
+		KernelsAhead:     s.KernelsAhead - before.KernelsAhead,
+		CompileWaitNanos: s.CompileWaitNanos - before.CompileWaitNanos,
+		ProgramRuns:      s.ProgramRuns - before.ProgramRuns,
+		FusedDeferred:    s.FusedDeferred - before.FusedDeferred,
+		DeviceNanos:      s.DeviceNanos - before.DeviceNanos,
+		HostWaits:        s.HostWaits - before.HostWaits,
+		HostWaitNanos:    s.HostWaitNanos - before.HostWaitNanos,
+		BytesLive:        s.BytesLive,
+	}
+}
+
 // KernelTimer is a device whose kernel timing (Stats.DeviceNanos) costs
 // host time on every launch, and is therefore off until asked for. The
 // CUDA device records two events around each kernel and reads them back:

@@ -39,6 +39,60 @@ type RunStats struct {
 	// OpNanos is the wall time per operator kind (OpKinds), each node's
 	// own work only.
 	OpNanos map[string]int64
+	// Nodes is what each node of the plan did itself (EXPLAIN ANALYZE).
+	Nodes map[Node]*NodeStats
+}
+
+// NodeStats is one node's own work in a run, its inputs' not counted.
+type NodeStats struct {
+	Nanos int64
+	Rows  int64 // its output's
+	// Only in a run under WithAnalysis, which reads the device's counters
+	// around every node: its kernel launches, the pipelines that ran on
+	// the precompiled interpreter, the fused joins that gave way to the
+	// composed join, and the time it stood waiting for the compiler.
+	Analyzed                                            bool
+	Launches, ProgramRuns, FusedDeferred, CompileWaitNs int64
+}
+
+// String is the node's line in EXPLAIN ANALYZE.
+func (ns *NodeStats) String() string {
+	s := fmt.Sprintf("%.3f ms, %d rows", float64(ns.Nanos)/1e6, ns.Rows)
+	if !ns.Analyzed {
+		return s
+	}
+	if ns.Launches > 0 {
+		s += ", " + count(ns.Launches, "launch", "launches")
+	}
+	if ns.ProgramRuns > 0 {
+		s += ", " + count(ns.ProgramRuns, "pipeline", "pipelines") + " on the precompiled interpreter"
+	}
+	if ns.FusedDeferred > 0 {
+		s += ", " + count(ns.FusedDeferred, "fused join", "fused joins") + " as the composed join"
+	}
+	if ns.CompileWaitNs > 0 {
+		s += fmt.Sprintf(", waited %.3f ms for the compiler", float64(ns.CompileWaitNs)/1e6)
+	}
+	return s
+}
+
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// analysisKey marks a context whose runs record the device's counters per
+// node (WithAnalysis).
+type analysisKey struct{}
+
+// WithAnalysis returns a context under which Executor.Run records, for
+// every node, what the device did for it (NodeStats): reading the
+// device's counters twice a node costs host time (a lock, and settling
+// kernel timers), which only EXPLAIN ANALYZE pays.
+func WithAnalysis(ctx context.Context) context.Context {
+	return context.WithValue(ctx, analysisKey{}, true)
 }
 
 // OpKinds lists RunStats.OpNanos keys in plan order, for reports.
@@ -67,9 +121,9 @@ func opKind(n Node) string {
 // columns carry names (which must match the root's width).
 func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.RecordBatch, *RunStats, error) {
 	start := time.Now()
-	st := &RunStats{OpNanos: map[string]int64{}}
+	st := &RunStats{OpNanos: map[string]int64{}, Nodes: map[Node]*NodeStats{}}
 	x.Dev.ResetStats()
-	r := &run{x: x, st: st}
+	r := &run{x: x, st: st, analyze: ctx.Value(analysisKey{}) != nil}
 	defer r.releaseAll()
 
 	var retype *Retype
@@ -157,6 +211,8 @@ type run struct {
 	pins []*cacheEntry
 	// scanned are the scans loaded before the run (precompile.go).
 	scanned map[*Scan][]gpu.Column
+	// analyze: record the device's counters per node (WithAnalysis).
+	analyze bool
 }
 
 func (r *run) releaseAll() {
@@ -188,14 +244,41 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 			return nil, err
 		}
 	}
+	var before gpu.Stats
+	if r.analyze {
+		before = r.x.Dev.Stats()
+	}
 	start := time.Now()
 	out, err := r.self(ctx, n, ins)
 	own := time.Since(start)
 	r.st.OpNanos[opKind(n)] += own.Nanoseconds()
-	if traceNodes && err == nil {
+	if err != nil {
+		return out, err
+	}
+	r.record(n, own, out, before)
+	if traceNodes {
 		fmt.Fprintf(os.Stderr, "rigel trace: %9.3f ms %9d rows  %s\n", float64(own.Microseconds())/1000, rowCount(out), n.Describe())
 	}
-	return out, err
+	return out, nil
+}
+
+// record adds n's own work to the run's NodeStats (a node shared by two
+// parents runs twice: its times add up).
+func (r *run) record(n Node, own time.Duration, out []gpu.Column, before gpu.Stats) {
+	ns := r.st.Nodes[n]
+	if ns == nil {
+		ns = &NodeStats{Analyzed: r.analyze}
+		r.st.Nodes[n] = ns
+	}
+	ns.Nanos += own.Nanoseconds()
+	ns.Rows = int64(rowCount(out))
+	if r.analyze {
+		d := r.x.Dev.Stats().Since(before)
+		ns.Launches += d.KernelLaunches
+		ns.ProgramRuns += d.ProgramRuns
+		ns.FusedDeferred += d.FusedDeferred
+		ns.CompileWaitNs += d.CompileWaitNanos
+	}
 }
 
 // traceNodes (RIGEL_TRACE=1) prints every node's own time and output rows

@@ -134,17 +134,49 @@ func errorText(n Node) string {
 
 // Explain renders the tree, one node a line, each tagged with where it runs.
 func Explain(root Node, where string) string {
+	return explainWith(root, where, func(Node) string { return "" })
+}
+
+// ExplainRun is Explain with what each node did in a run (st, from a run
+// under WithAnalysis): its own time and rows, and on the device its
+// launches, the pipelines that ran on the precompiled interpreter, the
+// fused joins that gave way to the composed join, and the time it waited
+// for the compiler. A node the run did not reach (below a fallback, or
+// after an error) says so.
+func ExplainRun(root Node, where string, st *RunStats) string {
+	return explainWith(root, where, func(n Node) string {
+		ns := st.Nodes[n]
+		switch {
+		case ns != nil:
+		case isBookkeeping(n):
+			return "" // done on the result's Arrow batch, in Run
+		default:
+			return "   -- not run"
+		}
+		return "   -- " + ns.String()
+	})
+}
+
+// isBookkeeping: slicing or retyping an Arrow batch is not compute.
+func isBookkeeping(n Node) bool {
+	switch n.(type) {
+	case *Slice, *Retype:
+		return true
+	}
+	return false
+}
+
+func explainWith(root Node, where string, note func(Node) string) string {
 	var b strings.Builder
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
 		tag := where
-		switch n.(type) {
-		case *Slice, *Retype:
-			tag = "host" // slicing an Arrow batch is bookkeeping, not compute
-		case *Fallback:
+		if isBookkeeping(n) {
+			tag = "host"
+		} else if _, ok := n.(*Fallback); ok {
 			tag = "duckdb" // the split: this subtree runs as SQL on DuckDB
 		}
-		fmt.Fprintf(&b, "%s%-6s %s\n", strings.Repeat("  ", depth), "["+tag+"]", n.Describe())
+		fmt.Fprintf(&b, "%s%-6s %s%s\n", strings.Repeat("  ", depth), "["+tag+"]", n.Describe(), note(n))
 		for _, c := range n.Children() {
 			walk(c, depth+1)
 		}

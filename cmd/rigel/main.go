@@ -17,7 +17,7 @@ const usage = `rigel: a GPU-native SQL engine behind DuckDB
 
 usage:
   rigel query   [--db FILE] [--device auto|cuda|host|duckdb] [--format table|csv|json] SQL
-  rigel explain [--db FILE] [--device auto|cuda|host|duckdb] SQL
+  rigel explain [--db FILE] [--device auto|cuda|host|duckdb] [--analyze] SQL
   rigel shell   [--db FILE] [--device auto|cuda|host|duckdb] [-f FILE]   interactive SQL shell
   rigel plan    --db FILE [--device cuda|host] [--format ...] PLAN.json|PLAN.pb
   rigel doctor

@@ -154,6 +154,7 @@ func cmdExplain(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
 	ef := engineFlags{inMemory: true}
 	ef.register(fs)
+	analyze := fs.Bool("analyze", false, "run the query and show what each operator did: time, rows, kernel launches, the pipelines that ran on the precompiled interpreter, and what the compiler cost")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -167,7 +168,11 @@ func cmdExplain(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeAll()
-	text, err := eng.Explain(ctx, query)
+	explain := eng.Explain
+	if *analyze {
+		explain = eng.ExplainAnalyze
+	}
+	text, err := explain(ctx, query)
 	if err != nil {
 		return err
 	}

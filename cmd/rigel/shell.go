@@ -267,6 +267,7 @@ func (s *shell) fail(err error) {
 }
 
 // runStatement runs one SQL statement: plain EXPLAIN shows rigel's plan,
+// EXPLAIN ANALYZE of a query runs it and shows what each operator did,
 // queries run on the engine, anything else goes to DuckDB.
 func (s *shell) runStatement(ctx context.Context, stmt string) {
 	qctx, done := s.begin(ctx)
@@ -282,7 +283,19 @@ func (s *shell) runStatement(ctx context.Context, stmt string) {
 		s.showTime(time.Since(start), "rigel's plan: where each operator runs")
 		return
 	} else if ok {
-		s.runOnDuckDB(qctx, stmt, start) // EXPLAIN ANALYZE: DuckDB's profile
+		// EXPLAIN ANALYZE of a query rigel runs: what each operator did
+		// there. Of anything else (a write): DuckDB's profile.
+		if query, ok := analyzeTarget(stmt); ok && s.eng.CheckQuery(qctx, query) == nil {
+			text, err := s.eng.ExplainAnalyze(qctx, query)
+			if err != nil {
+				s.fail(err)
+				return
+			}
+			fmt.Fprint(s.out, text)
+			s.showTime(time.Since(start), "rigel's plan, run: what each operator did")
+			return
+		}
+		s.runOnDuckDB(qctx, stmt, start)
 		return
 	}
 	if kw := leadingKeywords(stmt, 1); len(kw) == 1 && duckdbOnly[kw[0]] {
@@ -316,7 +329,7 @@ func (s *shell) runStatement(ctx context.Context, stmt string) {
 var duckdbOnly = map[string]bool{"PRAGMA": true, "CALL": true, "SHOW": true, "DESCRIBE": true, "DESC": true, "SUMMARIZE": true}
 
 // runOnDuckDB hands a statement that is not a query rigel runs (SET,
-// PRAGMA, SHOW, EXPLAIN ANALYZE, writes) to DuckDB, and shows what it
+// PRAGMA, SHOW, EXPLAIN ANALYZE of a write, writes) to DuckDB, and shows what it
 // returns.
 func (s *shell) runOnDuckDB(ctx context.Context, stmt string, start time.Time) {
 	rows, err := s.eng.DB().QueryContext(ctx, stmt)

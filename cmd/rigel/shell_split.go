@@ -122,6 +122,15 @@ func explainTarget(stmt string) (query string, plain, isExplain bool) {
 	return target, true, true
 }
 
+// analyzeTarget recognizes "EXPLAIN ANALYZE query" and returns the query.
+func analyzeTarget(stmt string) (query string, ok bool) {
+	target, options, isExplain, _ := sqltext.Explain(stmt)
+	if !isExplain || options != "ANALYZE" || target == "" {
+		return "", false
+	}
+	return target, true
+}
+
 // leadingKeywords returns the first n words of a statement, upper-cased,
 // after leading comments.
 func leadingKeywords(s string, n int) []string {

@@ -230,6 +230,16 @@ func TestShellOnPty(t *testing.T) {
 	m = s.mark()
 	s.send("EXPLAIN SELECT * FROM range(3);\r")
 	s.expect(m, "[FALLBACK] the whole query runs on DuckDB: ")
+	// EXPLAIN ANALYZE of a query runs it on rigel and says what each
+	// operator did.
+	m = s.mark()
+	s.send("EXPLAIN ANALYZE " + strings.ReplaceAll(shellQuery, "\n", " ") + ";\r")
+	out = s.expect(m, "Run Time (s)")
+	for _, part := range []string{"[host] Scan lineitem", " rows", "run: 4 rows; plan ", "compiler: ", "precompiled path: "} {
+		if !strings.Contains(out, part) {
+			t.Fatalf("EXPLAIN ANALYZE output lacks %q:\n%s", part, out)
+		}
+	}
 
 	// A table wider than the terminal (160 columns) is fitted into it.
 	m = s.mark()
