@@ -2,7 +2,6 @@
 # `make test` (CI) or `make demo`.
 SHELL := /bin/bash
 GO ?= go
-GOFLAGS_RIGEL := -tags duckdb_arrow
 TOOLS := $(CURDIR)/.tools
 NVRTC_WHEEL_VERSION := 13.0.88
 TPCHGEN_VERSION := 4.0.0
@@ -76,17 +75,17 @@ $(TPCHGEN):
 
 ## test: every test that needs no GPU; GPU tests skip with a one-line notice.
 test:
-	$(GO) vet $(GOFLAGS_RIGEL) ./...
-	$(GO) build $(GOFLAGS_RIGEL) -o /dev/null ./examples/...
-	$(GO) test $(GOFLAGS_RIGEL) -count=1 ./...
-	$(GO) test $(GOFLAGS_RIGEL) -run '^$$' -fuzz '^FuzzDecodeLoadTranslate$$' -fuzztime 30s ./translate/
-	$(GO) test $(GOFLAGS_RIGEL) -run '^$$' -fuzz '^FuzzMutatedPlanTranslate$$' -fuzztime 30s ./translate/
-	$(GO) test $(GOFLAGS_RIGEL) -run '^$$' -fuzz '^FuzzMutatedPlanSQL$$' -fuzztime 30s ./fallback/
+	$(GO) vet ./...
+	$(GO) build -o /dev/null ./examples/...
+	$(GO) test -count=1 ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeLoadTranslate$$' -fuzztime 30s ./translate/
+	$(GO) test -run '^$$' -fuzz '^FuzzMutatedPlanTranslate$$' -fuzztime 30s ./translate/
+	$(GO) test -run '^$$' -fuzz '^FuzzMutatedPlanSQL$$' -fuzztime 30s ./fallback/
 
 ## plans: run the Substrait producers (make setup) on the TPC-H queries and
 ## replace the committed copies under conformance/plans/<producer>-<version>-tpch.
 plans: $(DATAFUSION) $(IBIS) $(ISTHMUS)
-	RIGEL_WRITE_PLANS=1 $(GO) test $(GOFLAGS_RIGEL) -count=1 -run 'TestProducers$$' ./conformance/producers
+	RIGEL_WRITE_PLANS=1 $(GO) test -count=1 -run 'TestProducers$$' ./conformance/producers
 
 build: bin/rigel
 
@@ -95,12 +94,12 @@ capi: bin/librigel.so
 
 bin/librigel.so: FORCE
 	@mkdir -p bin
-	$(GO) build $(GOFLAGS_RIGEL) -buildmode=c-shared -o bin/librigel.so ./capi
+	$(GO) build -buildmode=c-shared -o bin/librigel.so ./capi
 	@rm -f bin/librigel.h  # cgo's own header; capi/rigel.h is the documented one
 
 bin/rigel: FORCE
 	@mkdir -p bin
-	$(GO) build $(GOFLAGS_RIGEL) -o bin/rigel ./cmd/rigel
+	$(GO) build -o bin/rigel ./cmd/rigel
 FORCE:
 
 ## demo: TPC-H SF1 into a DuckDB file, then Q1 and Q6 through rigel next to DuckDB.
@@ -110,8 +109,8 @@ demo: bin/rigel $(TPCHGEN)
 ## prebuilt: compile the hand-written kernels' built-in CUBINs (gpu/cuda/prebuilt.go) after a
 ## change to gpu/cuda/kernels/, then check them.
 prebuilt: $(NVRTC_LIB)
-	RIGEL_WRITE_PREBUILT=1 RIGEL_NVRTC=$(NVRTC_LIB) $(GO) test $(GOFLAGS_RIGEL) -count=1 -run TestPrebuiltModulesAreCurrent ./gpu/cuda
-	$(GO) test $(GOFLAGS_RIGEL) -count=1 -run TestPrebuiltModulesAreCurrent ./gpu/cuda
+	RIGEL_WRITE_PREBUILT=1 RIGEL_NVRTC=$(NVRTC_LIB) $(GO) test -count=1 -run TestPrebuiltModulesAreCurrent ./gpu/cuda
+	$(GO) test -count=1 -run TestPrebuiltModulesAreCurrent ./gpu/cuda
 
 ## gpu-bundle: test binaries, the CLI and tpchgen-cli for a GPU machine without Go.
 ## gpu-bundle-corpus: the same folder with the producer corpus's test binary
@@ -119,13 +118,13 @@ prebuilt: $(NVRTC_LIB)
 ## fit one device call's 64 MiB.
 gpu-bundle: $(TPCHGEN)
 	@rm -rf bundle && mkdir -p bundle
-	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/cuda.test ./gpu/cuda
-	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/conformance.test ./conformance
+	$(GO) test -ldflags="-s -w" -c -o bundle/cuda.test ./gpu/cuda
+	$(GO) test -ldflags="-s -w" -c -o bundle/conformance.test ./conformance
 	$(MAKE) bundle-common
 
 gpu-bundle-corpus: $(TPCHGEN)
 	@rm -rf bundle && mkdir -p bundle
-	$(GO) test $(GOFLAGS_RIGEL) -ldflags="-s -w" -c -o bundle/duckdb-bridge.test ./duckdb-bridge
+	$(GO) test -ldflags="-s -w" -c -o bundle/duckdb-bridge.test ./duckdb-bridge
 	$(MAKE) bundle-common
 
 ## gpu-bundle-tpcds: the CLI, scripts/tpcds-gen.py and the wheels it runs on (DuckDB 1.4.4's
@@ -139,7 +138,7 @@ gpu-bundle-tpcds: $(TPCHGEN)
 	$(MAKE) bundle-common
 
 bundle-common:
-	$(GO) build $(GOFLAGS_RIGEL) -ldflags="-s -w" -o bundle/rigel ./cmd/rigel
+	$(GO) build -ldflags="-s -w" -o bundle/rigel ./cmd/rigel
 	cp $(TPCHGEN) bundle/tpchgen-cli
 	cp scripts/gpu-run.sh bundle/run.sh
 	xz -T2 -6 bundle/rigel $(wildcard bundle/*.test) bundle/tpchgen-cli

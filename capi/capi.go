@@ -1,6 +1,6 @@
 // Command capi is rigel's C ABI (rigel.h), built as a shared library:
 //
-//	go build -tags duckdb_arrow -buildmode=c-shared -o librigel.so ./capi
+//	go build -buildmode=c-shared -o librigel.so ./capi
 //
 // Hosts that cannot link Go (Doris, Velox, a C program, Python through
 // ctypes) open an engine on a catalog, register Arrow C streams as tables,

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 		defer os.RemoveAll(dir)
-		build := exec.Command("go", "build", "-tags", "duckdb_arrow", "-buildmode=c-shared", "-o", filepath.Join(dir, "librigel.so"), ".")
+		build := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "librigel.so"), ".")
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			panic("building librigel.so: " + err.Error())

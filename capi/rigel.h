@@ -2,7 +2,7 @@
  * rigel.h: the C ABI of rigel, a GPU-native SQL engine.
  *
  * Build the library with
- *   go build -tags duckdb_arrow -buildmode=c-shared -o librigel.so ./capi
+ *   go build -buildmode=c-shared -o librigel.so ./capi
  * (or `make capi`, which writes bin/librigel.so), then include this header
  * and link with -lrigel.
  *

@@ -14,7 +14,7 @@ import (
 // are in the device cache after the first round): what a query's first
 // run spends before its kernels. One op is all 22.
 //
-//	go test -tags duckdb_arrow -run '^$' -bench PlanTPCH ./conformance/
+//	go test -run '^$' -bench PlanTPCH ./conformance/
 func BenchmarkPlanTPCH(b *testing.B) {
 	ctx := context.Background()
 	db, id, err := duckdbbridge.OpenCatalog(ctx, duckdbbridge.CatalogSpec{DB: tpchDB(b)})

@@ -7,8 +7,8 @@ import "sync"
 // NULL constraints) and the default database's name: one DuckDB query per
 // table per plan otherwise, which a read-only catalog answers the same
 // every time. Planning the 22 TPC-H queries anew took 417 ms without it
-// and 263 ms with it on the 2-core build machine (`go test -tags
-// duckdb_arrow -run '^$' -bench PlanTPCH ./conformance/`). Engine.TablesChanged
+// and 263 ms with it on the 2-core build machine (`go test -run '^$'
+// -bench PlanTPCH ./conformance/`). Engine.TablesChanged
 // forgets it with the plans (a temporary table or an ATTACH changes even a
 // read-only file's catalog).
 type catalogMemo struct {

@@ -66,7 +66,7 @@ func (s corpusSummary) markdown(recs []*corpusRecord, device string, validated b
 	var b strings.Builder
 	b.WriteString("# Producer corpus results\n\n")
 	if device == "host" {
-		b.WriteString("Written by `RIGEL_UPDATE_CORPUS=1 go test -tags duckdb_arrow -run TestCorpus ./duckdb-bridge/`\n")
+		b.WriteString("Written by `RIGEL_UPDATE_CORPUS=1 go test -run TestCorpus ./duckdb-bridge/`\n")
 	} else {
 		b.WriteString("Written by `RIGEL_CORPUS_DEVICE=" + device + " RIGEL_CORPUS_REPORT=FILE` and TestCorpus (scripts/gpu-run.sh corpus)\n")
 	}

@@ -45,7 +45,7 @@ func deepPlanText(tb testing.TB) string {
 // BenchmarkParseDuckPlan: decoding DuckDB's plan JSON, part of every
 // statement's first plan (a TPC-DS query's takes a few milliseconds).
 //
-//	go test -tags duckdb_arrow ./duckdb-bridge -run XXX -bench ParseDuckPlan
+//	go test ./duckdb-bridge -run XXX -bench ParseDuckPlan
 func BenchmarkParseDuckPlan(b *testing.B) {
 	text := deepPlanText(b)
 	b.SetBytes(int64(len(text)))

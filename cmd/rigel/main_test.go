@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	rigelBin = filepath.Join(dir, "rigel")
-	build := exec.Command("go", "build", "-tags", "duckdb_arrow", "-o", rigelBin, ".")
+	build := exec.Command("go", "build", "-o", rigelBin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("building rigel: " + err.Error())

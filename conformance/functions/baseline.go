@@ -50,7 +50,7 @@ func FormatBaseline(results []Result) []byte {
 	sort.Strings(lines)
 	var b bytes.Buffer
 	b.WriteString("# Substrait function test cases that pass on rigel's host device.\n")
-	b.WriteString("# Refresh: RIGEL_UPDATE_BASELINE=1 go test -tags duckdb_arrow ./conformance/functions/\n")
+	b.WriteString("# Refresh: RIGEL_UPDATE_BASELINE=1 go test ./conformance/functions/\n")
 	for _, l := range lines {
 		b.WriteString(l)
 		b.WriteByte('\n')

@@ -315,7 +315,7 @@ func writeCommitted(p Producer, out string) error {
 func resultsMarkdown(all []Outcome) string {
 	var b strings.Builder
 	b.WriteString("# Substrait plans from real producers on rigel\n\n")
-	b.WriteString("Written by `RIGEL_UPDATE_PRODUCERS=1 go test -tags duckdb_arrow -run TestProducers ./conformance/producers`.\n")
+	b.WriteString("Written by `RIGEL_UPDATE_PRODUCERS=1 go test -run TestProducers ./conformance/producers`.\n")
 	b.WriteString("Each producer turns the 22 TPC-H queries (conformance/tpch/queries, schema\n")
 	b.WriteString("conformance/tpch/schema.sql) into Substrait; rigel loads each plan\n")
 	b.WriteString(fmt.Sprintf("(`substrait.Load`), runs it (`Engine.RunPlan`, host device, TPC-H SF%g) and\n", sf))

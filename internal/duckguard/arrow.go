@@ -1,20 +1,18 @@
-//go:build duckdb_arrow
-
 package duckguard
 
 import (
 	"fmt"
 
-	"github.com/duckdb/duckdb-go/v2"
+	"github.com/rigel-db/rigel/internal/duckarrow"
 )
 
-// Arrow returns duckdb-go's Arrow interface over the connection beneath
-// dc (a driver connection as conn.Raw hands it). Its statements take
-// Statement: release it when the reader comes back.
-func Arrow(dc any) (*duckdb.Arrow, error) {
+// Arrow returns the Arrow interface (duckarrow) over the duckdb-go
+// connection beneath dc (a driver connection as conn.Raw hands it). Its
+// statements take Statement: release it when the reader comes back.
+func Arrow(dc any) (*duckarrow.Arrow, error) {
 	c, ok := Unwrap(dc)
 	if !ok {
 		return nil, fmt.Errorf("not a DuckDB connection (%T)", dc)
 	}
-	return duckdb.NewArrowFromConn(c)
+	return duckarrow.New(c)
 }
