@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/rigel-db/rigel/internal/duckguard"
@@ -48,6 +49,35 @@ func RunSQL(ctx context.Context, db *sql.DB, query string, args ...any) (array.R
 	// is safe because the *sql.Conn is not returned to the pool (nobody
 	// else can use the connection) until the reader is released.
 	return &connReader{RecordReader: rr, conn: conn, refs: 1}, nil
+}
+
+// ReadColumn runs a query of one column on DuckDB and returns its whole
+// result as one array of type want (duckarrow.QueryColumn: DuckDB's vectors
+// copied into it, not converted a chunk at a time).
+func ReadColumn(ctx context.Context, db *sql.DB, query string, want arrow.DataType) (arrow.Array, error) {
+	if db == nil {
+		return nil, errors.New("fallback: no database")
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fallback: opening a DuckDB connection: %w", err)
+	}
+	var out arrow.Array
+	err = conn.Raw(func(dc any) error {
+		a, err := duckguard.Arrow(dc)
+		if err != nil {
+			return fmt.Errorf("fallback: %w", err)
+		}
+		out, err = a.QueryColumn(ctx, query, want, duckguard.Statement())
+		return err
+	})
+	if err = errors.Join(err, closeQuietly(conn)); err != nil {
+		if out != nil {
+			out.Release()
+		}
+		return nil, err
+	}
+	return out, nil
 }
 
 func closeQuietly(c *sql.Conn) error {

@@ -2,12 +2,9 @@ package gpu
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // TypeOf maps an Arrow type to the device type it is uploaded as.
@@ -90,61 +87,4 @@ const MaxDictionary = 1 << 28
 type stringValues interface {
 	arrow.Array
 	Value(i int) string
-}
-
-// EncodeDictionary builds the sorted dictionary encoding of a string array.
-// Both devices use it, so that codes are identical everywhere.
-func EncodeDictionary(arr arrow.Array) (*Dictionary, error) {
-	sv, ok := arr.(stringValues)
-	if !ok {
-		return nil, fmt.Errorf("dictionary encoding of %s: %w", arr.DataType(), ErrUnsupported)
-	}
-	n := arr.Len()
-	index := make(map[string]int32)
-	codes := make([]int32, n)
-	var valid []bool
-	if arr.NullN() > 0 {
-		valid = make([]bool, n)
-	}
-	var distinct []string
-	for i := 0; i < n; i++ {
-		if arr.IsNull(i) {
-			continue
-		}
-		if valid != nil {
-			valid[i] = true
-		}
-		s := sv.Value(i)
-		c, ok := index[s]
-		if !ok {
-			if len(distinct) >= MaxDictionary {
-				return nil, fmt.Errorf("string column has more than %d distinct values: %w", MaxDictionary, ErrUnsupported)
-			}
-			s = string([]byte(s)) // detach from the Arrow buffer
-			c = int32(len(distinct))
-			index[s] = c
-			distinct = append(distinct, s)
-		}
-		codes[i] = c
-	}
-	// Sort the dictionary and remap codes so that code order is byte order.
-	order := make([]int32, len(distinct))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	// Go compares strings by bytes, without converting them.
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(distinct[a], distinct[b]) })
-	remap := make([]int32, len(distinct))
-	b := array.NewStringBuilder(memory.DefaultAllocator)
-	defer b.Release()
-	for newCode, old := range order {
-		remap[old] = int32(newCode)
-		b.Append(distinct[old])
-	}
-	for i := range codes {
-		if valid == nil || valid[i] {
-			codes[i] = remap[codes[i]]
-		}
-	}
-	return &Dictionary{Values: b.NewStringArray(), Codes: codes, Valid: valid}, nil
 }

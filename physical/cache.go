@@ -245,12 +245,11 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 					r.err = fmt.Errorf("loading %s.%s: internal error (a bug): %v", s.Table, s.Columns[i], p)
 				}
 			}()
-			arrays, err := readColumns(ctx, src, s.Table, []string{s.Columns[i]})
+			arr, err := readColumn(ctx, src, s.Table, s.Columns[i])
 			if err != nil {
 				r.err = err
 				return
 			}
-			arr := arrays[0]
 			r.bytes = arrayBytes(arr)
 			r.col, r.err = upload(ctx, dev, arr, s.Types[i])
 			arr.Release()
@@ -284,8 +283,9 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 	}
 	st.BytesFromHost += bytes
 	c.stats.BytesFromHost += bytes
-	c.progress(fmt.Sprintf("loaded %s: %d column(s), %d rows, %.2f GB in %s", s.Table, len(out), out[0].Len(),
-		float64(bytes)/1e9, time.Since(start).Round(time.Millisecond)))
+	took := time.Since(start)
+	c.progress(fmt.Sprintf("loaded %s: %d column(s), %d rows, %.2f GB in %s (%.2f GB/s)", s.Table, len(out), out[0].Len(),
+		float64(bytes)/1e9, took.Round(time.Millisecond), float64(bytes)/1e9/max(took.Seconds(), 1e-9)))
 	return out, nil
 }
 
@@ -293,6 +293,18 @@ func (c *ColumnCache) progress(msg string) {
 	if c.Progress != nil {
 		c.Progress(msg)
 	}
+}
+
+// readColumn reads one whole column from the source.
+func readColumn(ctx context.Context, src TableSource, table, column string) (arrow.Array, error) {
+	if cr, ok := src.(ColumnReader); ok {
+		return cr.ReadColumn(ctx, table, column)
+	}
+	arrays, err := readColumns(ctx, src, table, []string{column})
+	if err != nil {
+		return nil, err
+	}
+	return arrays[0], nil
 }
 
 // readColumns reads whole columns from the source, one array each.

@@ -20,3 +20,11 @@ type TableSource interface {
 	// ID names the source (a database file path) for cache keys and messages.
 	ID() string
 }
+
+// ColumnReader is a TableSource that reads one whole column at once, faster
+// than collecting ScanColumns' stream (duckdb-bridge's Tables: DuckDB's
+// vectors copied into one array). The column cache loads through it when
+// the source has it.
+type ColumnReader interface {
+	ReadColumn(ctx context.Context, table, column string) (arrow.Array, error)
+}

@@ -7,7 +7,7 @@
 // compiles it only with its duckdb_arrow build tag, and a plain `go build`
 // of a program that imports rigel must work. The C functions are in the
 // DuckDB library that duckdb-go links in any case; this package declares
-// the three it calls, and takes the two handles they need (a connection's,
+// the functions it calls (column.go one more), and takes the two handles they need (a connection's,
 // a result's) from duckdb-go's connection and rows (internals.go).
 package duckarrow
 

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package offheap
+
+// Without memory maps the buffers are Go's.
+func Map(n int) ([]byte, error) { return make([]byte, n), nil }
+
+func Unmap([]byte) {}
