@@ -31,6 +31,7 @@ func TestCacheCouldMakeRoom(t *testing.T) {
 		{"an empty cache", oom(10, 995, 1000), 0, false},
 		{"a device that does not say", fmt.Errorf("cuMemAlloc: %w", gpu.ErrOutOfMemory), 1, true},
 		{"more rows than a column holds", fmt.Errorf("a cross join: %w", gpu.ErrBeyondDevice), 1 << 30, false},
+		{"the host's memory", fmt.Errorf("loading t.c: %w", gpu.ErrHostMemory), 1 << 30, false},
 	} {
 		if got := cacheCouldMakeRoom(c.err, c.cached); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)

@@ -400,10 +400,11 @@ func (e *Engine) runOnDevice(ctx context.Context, root physical.Node, names []st
 }
 
 // cacheCouldMakeRoom says whether dropping cached columns of cached bytes
-// could let a request that ran out of memory (err) through: always, when
-// the device does not say its numbers (gpu.OutOfMemory).
+// could let a request that ran out of memory (err) through: never for the
+// host's memory (gpu.ErrHostMemory), always when the device does not say
+// its numbers (gpu.OutOfMemory).
 func cacheCouldMakeRoom(err error, cached int64) bool {
-	if cached <= 0 || errors.Is(err, gpu.ErrBeyondDevice) {
+	if cached <= 0 || errors.Is(err, gpu.ErrBeyondDevice) || errors.Is(err, gpu.ErrHostMemory) {
 		return false
 	}
 	var oom *gpu.OutOfMemory

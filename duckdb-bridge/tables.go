@@ -204,6 +204,20 @@ func (t *Tables) ScanColumns(ctx context.Context, table string, columns []string
 	return t.scan(ctx, table, columns, -1)
 }
 
+// Rows counts the table's rows (physical.RowCounter; DuckDB answers a base
+// table's count(*) from its metadata).
+func (t *Tables) Rows(ctx context.Context, table string) (int64, error) {
+	r, err := t.resolve(ctx, table)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	if err := t.db.QueryRowContext(ctx, "SELECT count(*) FROM "+r.sql()).Scan(&n); err != nil {
+		return 0, fmt.Errorf("duckdb tables: counting the rows of %s: %w", r.name, err)
+	}
+	return n, nil
+}
+
 // ReadColumn reads one whole column of the table (physical.ColumnReader),
 // DuckDB's vectors copied into one array: faster than ScanColumns' stream,
 // which converts and imports a chunk of 2,048 rows at a time.

@@ -33,6 +33,18 @@ var (
 // lack of memory; it tells the engine not to drop cached columns first.
 var ErrBeyondDevice = fmt.Errorf("more than the whole device holds: %w", ErrOutOfMemory)
 
+// ErrHostMemory: what an operation needs of the host's memory passes its
+// budget (a column's load: physical's loadBudget). It is an ErrOutOfMemory,
+// so the engine falls back; dropping cached device columns would not help,
+// so the engine does not.
+var ErrHostMemory error = hostMemoryError{}
+
+type hostMemoryError struct{}
+
+func (hostMemoryError) Error() string { return "out of host memory" }
+
+func (hostMemoryError) Is(target error) bool { return target == ErrOutOfMemory }
+
 // OutOfMemory is an ErrOutOfMemory that knows its numbers: what asked for
 // how many bytes, and how much of the device's budget was in use. A device
 // that can tell them reports this (errors.As), so that the engine can see

@@ -41,6 +41,16 @@ type ColumnCache struct {
 	Progress func(msg string)
 	// layouts remembers the string layout chosen per column (strlayout.go).
 	layouts layoutMemo
+	// budget bounds the host memory of loads (loadbudget.go): the
+	// process's when nil.
+	budget *loadBudget
+}
+
+func (c *ColumnCache) loads() *loadBudget {
+	if c.budget != nil {
+		return c.budget
+	}
+	return loads()
 }
 
 type cacheEntry struct {
@@ -229,6 +239,14 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 		err   error
 	}
 	results := make([]result, len(missing))
+	rows := int64(-1) // unknown: the loads are not bounded
+	if rc, ok := src.(RowCounter); ok {
+		n, err := rc.Rows(ctx, s.Table)
+		if err != nil {
+			return nil, err
+		}
+		rows = n
+	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for j, i := range missing {
@@ -245,6 +263,14 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 					r.err = fmt.Errorf("loading %s.%s: internal error (a bug): %v", s.Table, s.Columns[i], p)
 				}
 			}()
+			if rows >= 0 {
+				release, err := c.loads().acquire(ctx, loadBytes(rows, s.Types[i]), s.Table+"."+s.Columns[i])
+				if err != nil {
+					r.err = err
+					return
+				}
+				defer release() // after the upload: the encoding is gone
+			}
 			arr, err := readColumn(ctx, src, s.Table, s.Columns[i])
 			if err != nil {
 				r.err = err

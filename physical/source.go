@@ -28,3 +28,10 @@ type TableSource interface {
 type ColumnReader interface {
 	ReadColumn(ctx context.Context, table, column string) (arrow.Array, error)
 }
+
+// RowCounter is a TableSource that counts a table's rows cheaply (DuckDB
+// answers count(*) from its metadata): the column cache estimates a load's
+// host memory from it (loadbudget.go).
+type RowCounter interface {
+	Rows(ctx context.Context, table string) (int64, error)
+}

@@ -5,10 +5,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
+	"github.com/rigel-db/rigel/gpu"
 )
 
 // config is a parsed DSN: what DuckDB gets and what rigel keeps.
@@ -77,26 +77,4 @@ func parseDSN(dsn string) (config, error) {
 
 // ParseSize reads a byte count: a plain number, or one with a unit
 // (KB, MB, GB, TB: powers of 1000; KiB, MiB, GiB, TiB: powers of 1024).
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	units := []struct {
-		suffix string
-		mult   int64
-	}{
-		{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
-		{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"b", 1},
-	}
-	mult := int64(1)
-	lower := strings.ToLower(t)
-	for _, u := range units {
-		if strings.HasSuffix(lower, u.suffix) {
-			mult, t = u.mult, strings.TrimSpace(t[:len(t)-len(u.suffix)])
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f < 0 || f*float64(mult) > 1<<62 {
-		return 0, fmt.Errorf("%q is not a size in bytes (e.g. 1073741824, 512MB, 4GB, 1GiB)", s)
-	}
-	return int64(f * float64(mult)), nil
-}
+func ParseSize(s string) (int64, error) { return gpu.ParseSize(s) }

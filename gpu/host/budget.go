@@ -1,13 +1,8 @@
 package host
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/rigel-db/rigel/gpu"
@@ -53,76 +48,10 @@ func (d *Device) MemoryLimit() int64 { return d.limit }
 // process), the Arrow results on their way to the client, and the rest.
 const memoryShare = 4
 
-// fallbackMemory is assumed where the memory size cannot be read (no
-// /proc/meminfo): a budget of 1 GiB, small enough for any machine.
-const fallbackMemory = 4 << 30
-
 // DefaultMemoryLimit is a quarter (memoryShare) of the memory this process
 // may use: the cgroup's limit where there is one, else the machine's.
 func DefaultMemoryLimit() int64 {
-	return processMemory() / memoryShare
-}
-
-// processMemory is the smaller of the machine's memory (/proc/meminfo) and
-// the cgroup's limit (v2 memory.max, v1 memory.limit_in_bytes, where set).
-func processMemory() int64 {
-	total := machineMemory()
-	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
-		if n, ok := cgroupLimit(f); ok && n < total {
-			total = n
-		}
-	}
-	return total
-}
-
-// machineMemory reads MemTotal from /proc/meminfo.
-func machineMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return fallbackMemory
-	}
-	if n, ok := memTotal(b); ok {
-		return n
-	}
-	return fallbackMemory
-}
-
-// memTotal parses the "MemTotal: 24684092 kB" line of /proc/meminfo.
-func memTotal(meminfo []byte) (int64, bool) {
-	sc := bufio.NewScanner(bytes.NewReader(meminfo))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 3 && f[0] == "MemTotal:" && f[2] == "kB" {
-			kb, err := strconv.ParseInt(f[1], 10, 64)
-			if err == nil && kb > 0 && kb < 1<<50 {
-				return kb << 10, true
-			}
-		}
-	}
-	return 0, false
-}
-
-// cgroupLimit reads a cgroup memory limit file: a number of bytes, "max"
-// (v2: none), or a huge number (v1: none, which the comparison with the
-// machine's memory discards).
-func cgroupLimit(path string) (int64, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, false
-	}
-	return parseCgroupLimit(string(b))
-}
-
-func parseCgroupLimit(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	if s == "max" {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, false
-	}
-	return n, true
+	return gpu.ProcessMemory() / memoryShare
 }
 
 // grant is what one operation has reserved of the budget: its scratch and
