@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -249,6 +250,13 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
+	var doneCols, doneBytes atomic.Int64
+	stopProgress := c.progressEvery(loadProgressEvery, func() string {
+		gb := float64(doneBytes.Load()) / 1e9
+		return fmt.Sprintf("loading %s: %d of %d column(s) done, %.2f GB (%.2f GB/s)", s.Table, doneCols.Load(), len(missing),
+			gb, gb/max(time.Since(start).Seconds(), 1e-9))
+	})
+	defer stopProgress()
 	for j, i := range missing {
 		wg.Add(1)
 		go func() {
@@ -286,6 +294,8 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 			if got := r.col.Type(); got.Kind != s.Types[i].Kind || got.Scale != s.Types[i].Scale {
 				r.err = fmt.Errorf("scan %s.%s: the table holds %s but the plan expects %s", s.Table, s.Columns[i], got, s.Types[i])
 			}
+			doneCols.Add(1)
+			doneBytes.Add(r.bytes)
 		}()
 	}
 	wg.Wait()
@@ -318,6 +328,37 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 func (c *ColumnCache) progress(msg string) {
 	if c.Progress != nil {
 		c.Progress(msg)
+	}
+}
+
+// loadProgressEvery is how often a long load says how far it got.
+const loadProgressEvery = 5 * time.Second
+
+// progressEvery tells Progress line() every period until the returned stop
+// is called (nothing when there is no Progress).
+func (c *ColumnCache) progressEvery(period time.Duration, line func() string) (stop func()) {
+	if c.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				c.progress(line())
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
 	}
 }
 

@@ -81,3 +81,19 @@ func TestCacheLoadsWithinTheBudget(t *testing.T) {
 		t.Fatalf("%d bytes still held after the load", c.budget.held)
 	}
 }
+
+// A long load says how far it got while it runs, then stops saying it.
+func TestProgressEvery(t *testing.T) {
+	c := NewColumnCache()
+	lines := make(chan string, 100)
+	c.Progress = func(msg string) { lines <- msg }
+	stop := c.progressEvery(5*time.Millisecond, func() string { return "so far" })
+	time.Sleep(40 * time.Millisecond)
+	stop()
+	got := len(lines)
+	time.Sleep(20 * time.Millisecond)
+	if got == 0 || len(lines) != got || <-lines != "so far" {
+		t.Fatalf("%d progress lines, then %d", got, len(lines))
+	}
+	NewColumnCache().progressEvery(time.Millisecond, func() string { t.Fatal("no Progress, yet a line"); return "" })()
+}
