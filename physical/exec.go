@@ -39,28 +39,25 @@ type RunStats struct {
 	// OpNanos is the wall time per operator kind (OpKinds), each node's
 	// own work only.
 	OpNanos map[string]int64
-	// Nodes is what each node of the plan did itself (EXPLAIN ANALYZE).
+	// Nodes is what each node of the plan did itself, in a run under
+	// WithAnalysis (EXPLAIN ANALYZE); nil otherwise.
 	Nodes map[Node]*NodeStats
 }
 
-// NodeStats is one node's own work in a run, its inputs' not counted.
+// NodeStats is one node's own work in a run, its inputs' not counted: its
+// time and rows, and from the device's counters read around it, its
+// kernel launches, the pipelines that ran on the precompiled interpreter,
+// the fused joins that gave way to the composed join, and the time it
+// stood waiting for the compiler.
 type NodeStats struct {
-	Nanos int64
-	Rows  int64 // its output's
-	// Only in a run under WithAnalysis, which reads the device's counters
-	// around every node: its kernel launches, the pipelines that ran on
-	// the precompiled interpreter, the fused joins that gave way to the
-	// composed join, and the time it stood waiting for the compiler.
-	Analyzed                                            bool
+	Nanos                                               int64
+	Rows                                                int64 // its output's
 	Launches, ProgramRuns, FusedDeferred, CompileWaitNs int64
 }
 
 // String is the node's line in EXPLAIN ANALYZE.
 func (ns *NodeStats) String() string {
 	s := fmt.Sprintf("%.3f ms, %d rows", float64(ns.Nanos)/1e6, ns.Rows)
-	if !ns.Analyzed {
-		return s
-	}
 	if ns.Launches > 0 {
 		s += ", " + count(ns.Launches, "launch", "launches")
 	}
@@ -121,9 +118,12 @@ func opKind(n Node) string {
 // columns carry names (which must match the root's width).
 func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.RecordBatch, *RunStats, error) {
 	start := time.Now()
-	st := &RunStats{OpNanos: map[string]int64{}, Nodes: map[Node]*NodeStats{}}
+	st := &RunStats{OpNanos: map[string]int64{}}
+	if ctx.Value(analysisKey{}) != nil {
+		st.Nodes = map[Node]*NodeStats{}
+	}
 	x.Dev.ResetStats()
-	r := &run{x: x, st: st, analyze: ctx.Value(analysisKey{}) != nil}
+	r := &run{x: x, st: st}
 	defer r.releaseAll()
 
 	var retype *Retype
@@ -211,8 +211,6 @@ type run struct {
 	pins []*cacheEntry
 	// scanned are the scans loaded before the run (precompile.go).
 	scanned map[*Scan][]gpu.Column
-	// analyze: record the device's counters per node (WithAnalysis).
-	analyze bool
 }
 
 func (r *run) releaseAll() {
@@ -245,7 +243,7 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 		}
 	}
 	var before gpu.Stats
-	if r.analyze {
+	if r.st.Nodes != nil {
 		before = r.x.Dev.Stats()
 	}
 	start := time.Now()
@@ -255,7 +253,9 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 	if err != nil {
 		return out, err
 	}
-	r.record(n, own, out, before)
+	if r.st.Nodes != nil {
+		r.record(n, own, out, before)
+	}
 	if traceNodes {
 		fmt.Fprintf(os.Stderr, "rigel trace: %9.3f ms %9d rows  %s\n", float64(own.Microseconds())/1000, rowCount(out), n.Describe())
 	}
@@ -267,18 +267,16 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 func (r *run) record(n Node, own time.Duration, out []gpu.Column, before gpu.Stats) {
 	ns := r.st.Nodes[n]
 	if ns == nil {
-		ns = &NodeStats{Analyzed: r.analyze}
+		ns = &NodeStats{}
 		r.st.Nodes[n] = ns
 	}
 	ns.Nanos += own.Nanoseconds()
 	ns.Rows = int64(rowCount(out))
-	if r.analyze {
-		d := r.x.Dev.Stats().Since(before)
-		ns.Launches += d.KernelLaunches
-		ns.ProgramRuns += d.ProgramRuns
-		ns.FusedDeferred += d.FusedDeferred
-		ns.CompileWaitNs += d.CompileWaitNanos
-	}
+	d := r.x.Dev.Stats().Since(before)
+	ns.Launches += d.KernelLaunches
+	ns.ProgramRuns += d.ProgramRuns
+	ns.FusedDeferred += d.FusedDeferred
+	ns.CompileWaitNs += d.CompileWaitNanos
 }
 
 // traceNodes (RIGEL_TRACE=1) prints every node's own time and output rows

@@ -78,3 +78,20 @@ func TestEncodeLayouts(t *testing.T) {
 		}
 	}
 }
+
+// Empty columns of every kind encode (to no bytes) and free.
+func TestEncodeEmpty(t *testing.T) {
+	for _, dt := range []arrow.DataType{arrow.BinaryTypes.String, &arrow.Decimal128Type{Precision: 15, Scale: 2},
+		&arrow.Decimal128Type{Precision: 30, Scale: 2}, arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Int64} {
+		a := array.MakeArrayOfNull(memory.DefaultAllocator, dt, 0)
+		h, err := encode(a)
+		if err != nil {
+			t.Fatalf("%s: %v", dt, err)
+		}
+		if len(h.data) != 0 {
+			t.Fatalf("%s: %d bytes", dt, len(h.data))
+		}
+		h.free()
+		a.Release()
+	}
+}
