@@ -222,49 +222,20 @@ func (t *Tables) Rows(ctx context.Context, table string) (int64, error) {
 // DuckDB's vectors copied into one array: faster than ScanColumns' stream,
 // which converts and imports a chunk of 2,048 rows at a time.
 func (t *Tables) ReadColumn(ctx context.Context, table, column string) (arrow.Array, error) {
-	r, err := t.resolve(ctx, table)
-	if err != nil {
-		return nil, err
-	}
-	all, err := t.columns(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	c, err := findColumn(all, column)
-	if err != nil {
-		return nil, fmt.Errorf("duckdb tables: table %s: %w", r.name, err)
-	}
-	schema, query, err := t.arrowSchema(ctx, r, []string{c.name}, []catalogColumn{c})
+	r, schema, query, err := t.scanQuery(ctx, table, []string{column})
 	if err != nil {
 		return nil, err
 	}
 	arr, err := fallback.ReadColumn(ctx, t.db, query, schema.Field(0).Type)
 	if err != nil {
-		return nil, fmt.Errorf("duckdb tables: scan of %s.%s: %w", r.name, c.name, err)
+		return nil, fmt.Errorf("duckdb tables: scan of %s.%s: %w", r.name, schema.Field(0).Name, err)
 	}
 	return arr, nil
 }
 
 // scan is ScanColumns, of the first limit rows when limit >= 0.
 func (t *Tables) scan(ctx context.Context, table string, columns []string, limit int) (array.RecordReader, error) {
-	r, err := t.resolve(ctx, table)
-	if err != nil {
-		return nil, err
-	}
-	all, err := t.columns(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	picked := make([]catalogColumn, len(columns))
-	names := make([]string, len(columns))
-	for i, want := range columns {
-		c, err := findColumn(all, want)
-		if err != nil {
-			return nil, fmt.Errorf("duckdb tables: table %s: %w", r.name, err)
-		}
-		picked[i], names[i] = c, c.name
-	}
-	schema, query, err := t.arrowSchema(ctx, r, names, picked)
+	r, schema, query, err := t.scanQuery(ctx, table, columns)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +247,30 @@ func (t *Tables) scan(ctx context.Context, table string, columns []string, limit
 		return nil, fmt.Errorf("duckdb tables: scan of %s: %w", r.name, err)
 	}
 	return &schemaReader{RecordReader: rr, schema: schema, refs: 1}, nil
+}
+
+// scanQuery resolves the table and the named columns: the table, the
+// schema its scan delivers (arrowSchema) and the query that reads them.
+func (t *Tables) scanQuery(ctx context.Context, table string, columns []string) (tableRef, *arrow.Schema, string, error) {
+	r, err := t.resolve(ctx, table)
+	if err != nil {
+		return r, nil, "", err
+	}
+	all, err := t.columns(ctx, r)
+	if err != nil {
+		return r, nil, "", err
+	}
+	picked := make([]catalogColumn, len(columns))
+	names := make([]string, len(columns))
+	for i, want := range columns {
+		c, err := findColumn(all, want)
+		if err != nil {
+			return r, nil, "", fmt.Errorf("duckdb tables: table %s: %w", r.name, err)
+		}
+		picked[i], names[i] = c, c.name
+	}
+	schema, query, err := t.arrowSchema(ctx, r, names, picked)
+	return r, schema, query, err
 }
 
 func findColumn(cols []catalogColumn, name string) (catalogColumn, error) {

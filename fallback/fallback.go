@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/rigel-db/rigel/internal/duckarrow"
 	"github.com/rigel-db/rigel/internal/duckguard"
 )
 
@@ -24,26 +25,15 @@ import (
 // returned as duckdb-go gives them, so that Error() is DuckDB's message
 // unchanged.
 func RunSQL(ctx context.Context, db *sql.DB, query string, args ...any) (array.RecordReader, error) {
-	if db == nil {
-		return nil, errors.New("fallback: no database")
-	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("fallback: opening a DuckDB connection: %w", err)
-	}
 	var rr array.RecordReader
-	err = conn.Raw(func(dc any) error {
-		a, err := duckguard.Arrow(dc)
-		if err != nil {
-			return fmt.Errorf("fallback: %w", err)
-		}
+	conn, err := onArrow(ctx, db, func(a *duckarrow.Arrow) (err error) {
 		release := duckguard.Statement()
 		defer release()
 		rr, err = a.QueryContext(ctx, query, args...)
 		return err
 	})
 	if err != nil {
-		return nil, errors.Join(err, closeQuietly(conn))
+		return nil, err
 	}
 	// The reader keeps using the driver connection after Raw returns. That
 	// is safe because the *sql.Conn is not returned to the pool (nobody
@@ -55,6 +45,24 @@ func RunSQL(ctx context.Context, db *sql.DB, query string, args ...any) (array.R
 // result as one array of type want (duckarrow.QueryColumn: DuckDB's vectors
 // copied into it, not converted a chunk at a time).
 func ReadColumn(ctx context.Context, db *sql.DB, query string, want arrow.DataType) (arrow.Array, error) {
+	var out arrow.Array
+	conn, err := onArrow(ctx, db, func(a *duckarrow.Arrow) (err error) {
+		out, err = a.QueryColumn(ctx, query, want, duckguard.Statement())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := closeQuietly(conn); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// onArrow opens a connection of db and runs fn on its Arrow interface. The
+// caller closes the connection it gets back; on an error it is closed.
+func onArrow(ctx context.Context, db *sql.DB, fn func(a *duckarrow.Arrow) error) (*sql.Conn, error) {
 	if db == nil {
 		return nil, errors.New("fallback: no database")
 	}
@@ -62,22 +70,17 @@ func ReadColumn(ctx context.Context, db *sql.DB, query string, want arrow.DataTy
 	if err != nil {
 		return nil, fmt.Errorf("fallback: opening a DuckDB connection: %w", err)
 	}
-	var out arrow.Array
 	err = conn.Raw(func(dc any) error {
 		a, err := duckguard.Arrow(dc)
 		if err != nil {
 			return fmt.Errorf("fallback: %w", err)
 		}
-		out, err = a.QueryColumn(ctx, query, want, duckguard.Statement())
-		return err
+		return fn(a)
 	})
-	if err = errors.Join(err, closeQuietly(conn)); err != nil {
-		if out != nil {
-			out.Release()
-		}
-		return nil, err
+	if err != nil {
+		return nil, errors.Join(err, closeQuietly(conn))
 	}
-	return out, nil
+	return conn, nil
 }
 
 func closeQuietly(c *sql.Conn) error {

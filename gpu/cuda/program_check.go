@@ -184,19 +184,26 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 				f = []float64{x + y, x - y, x * y, x / y}[fl]
 			}
 			r[d] = evalValue{i: new(big.Int), f: f}
-		case piNegI:
+		case piNegI, piAbsI:
 			if r[a].null {
 				r[d] = zero
 				break
 			}
 			x := new(big.Int).Neg(r[a].i)
+			if op == piAbsI {
+				x.Abs(r[a].i)
+			}
 			r[d] = ev.exact(x, c, kind)
-		case piNegF:
+		case piNegF, piAbsF:
 			if r[a].null {
 				r[d] = zero
 				break
 			}
-			r[d] = evalValue{i: new(big.Int), f: -r[a].f}
+			f := -r[a].f
+			if op == piAbsF {
+				f = math.Abs(r[a].f)
+			}
+			r[d] = evalValue{i: new(big.Int), f: f}
 		case piCmp:
 			if r[a].null || r[b].null {
 				r[d] = zero
@@ -293,19 +300,6 @@ func (ev *programEval) run(pc, end, row int, r []evalValue) {
 				panic(fmt.Sprintf("program eval: %v", err))
 			}
 			r[d] = boolValue(ok, false)
-		case piAbsI:
-			if r[a].null {
-				r[d] = zero
-				break
-			}
-			x := new(big.Int).Abs(r[a].i)
-			r[d] = ev.exact(x, c, kind)
-		case piAbsF:
-			if r[a].null {
-				r[d] = zero
-				break
-			}
-			r[d] = evalValue{i: new(big.Int), f: math.Abs(r[a].f)}
 		case piRoundI:
 			if r[a].null {
 				r[d] = zero

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	bindings "github.com/duckdb/duckdb-go-bindings"
+	"github.com/rigel-db/rigel/internal/arrowrec"
 	"github.com/rigel-db/rigel/internal/offheap"
 )
 
@@ -97,27 +98,17 @@ func (a *Arrow) QueryColumn(ctx context.Context, query string, want arrow.DataTy
 
 // concatChunks reads r to its end into one array of type want.
 func concatChunks(r *reader, want arrow.DataType) (arrow.Array, error) {
-	var parts []arrow.Array
-	defer func() {
-		for _, p := range parts {
-			p.Release()
-		}
-	}()
-	for r.Next() {
-		c := r.RecordBatch().Column(0)
-		c.Retain()
-		parts = append(parts, c)
-	}
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
 	if got := r.Schema().Field(0).Type; !arrow.TypeEqual(got, want) {
 		return nil, fmt.Errorf("duckarrow: the column is %s in Arrow, not %s", got, want)
 	}
-	if len(parts) == 0 {
-		return array.MakeArrayOfNull(memory.DefaultAllocator, want, 0), nil
+	rec, err := arrowrec.ReadAll(r)
+	if err != nil {
+		return nil, err
 	}
-	return array.Concatenate(parts, memory.DefaultAllocator)
+	defer rec.Release()
+	col := rec.Column(0)
+	col.Retain()
+	return col, nil
 }
 
 // vectorCopier builds one Arrow array from DuckDB vectors of one type, in
