@@ -38,6 +38,7 @@ func (e *engine) unref() {
 	if e.refs.Add(-1) != 0 {
 		return
 	}
+	e.eng.Flush() // the column files it was writing
 	if e.dev != nil {
 		e.dev.Close() // nobody to tell of an error here: rigel_close is void
 	}

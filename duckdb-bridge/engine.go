@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/rigel-db/rigel/internal/colstore"
 	"strings"
 	"sync"
 	"time"
@@ -102,6 +103,20 @@ func (e *Engine) SetProgress(f func(msg string)) {
 		e.exec.Cache.Progress = f
 	}
 }
+
+// Flush waits for the engine's background writes: the column files that
+// keep what it loaded for the next process (duckdb-bridge's column store).
+// Call it before the process ends; writes cut short leave no file.
+func (e *Engine) Flush() {
+	var progress func(string)
+	if e.exec != nil {
+		progress = e.exec.Cache.Progress
+	}
+	e.tables.Flush(progress)
+}
+
+// ColumnStoreStats is what the column store did for this engine.
+func (e *Engine) ColumnStoreStats() colstore.Stats { return e.tables.StoreStats() }
 
 // DB returns the engine's DuckDB database (the catalog).
 func (e *Engine) DB() *sql.DB { return e.db }

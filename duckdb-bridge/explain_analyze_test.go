@@ -3,9 +3,13 @@ package duckdbbridge
 import (
 	"context"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/gpu/host"
@@ -29,6 +33,19 @@ func (d *interpretingDevice) Stats() gpu.Stats {
 	s.ProgramRuns = d.programs.Load()
 	return s
 }
+
+// uploadTakes is how long the test device takes to upload a column: a
+// load's time the Scan's line must show.
+const uploadTakes = 30 * time.Millisecond
+
+func (d *interpretingDevice) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error) {
+	time.Sleep(uploadTakes)
+	return d.Device.Upload(ctx, arr)
+}
+
+// Precompile makes it a gpu.Precompiler, as the CUDA device: a run then
+// loads its scans before it runs anything (physical's loadScans).
+func (d *interpretingDevice) Precompile(context.Context, []gpu.KernelCall) {}
 
 func (d *interpretingDevice) ResetStats() {
 	d.Device.ResetStats()
@@ -62,8 +79,8 @@ func TestExplainAnalyze(t *testing.T) {
 	if len(plan) < 3 {
 		t.Fatalf("want a plan of several operators:\n%s", text)
 	}
-	node := regexp.MustCompile(`   -- [0-9.]+ ms, ([0-9]+) rows`)
-	interpreted := 0
+	node := regexp.MustCompile(`   -- ([0-9.]+) ms, ([0-9]+) rows`)
+	interpreted, scans := 0, 0
 	for i, l := range plan {
 		if strings.Contains(l, "[host] Slice") || strings.Contains(l, "[host] Retype") {
 			continue
@@ -72,8 +89,15 @@ func TestExplainAnalyze(t *testing.T) {
 		if m == nil {
 			t.Fatalf("plan line %d has no run figures: %q\n%s", i, l, text)
 		}
-		if i == 0 && m[1] != "3" {
-			t.Errorf("the root's rows: %s, want 3 (the answer's)\n%s", m[1], text)
+		if i == 0 && m[2] != "3" {
+			t.Errorf("the root's rows: %s, want 3 (the answer's)\n%s", m[2], text)
+		}
+		if strings.Contains(l, "Scan lineitem") {
+			// The first run loads the columns: its Scan's time is the load.
+			scans++
+			if ms, _ := strconv.ParseFloat(m[1], 64); ms < float64(uploadTakes.Milliseconds()) {
+				t.Errorf("the scan's line shows less than its load (each column's upload takes %s): %q", uploadTakes, l)
+			}
 		}
 		if strings.Contains(l, "on the precompiled interpreter") {
 			interpreted++
@@ -81,6 +105,9 @@ func TestExplainAnalyze(t *testing.T) {
 				t.Errorf("a pipeline's interpreter run is put on another operator: %q", l)
 			}
 		}
+	}
+	if scans != 1 {
+		t.Errorf("%d lines scan lineitem, want 1\n%s", scans, text)
 	}
 	if got := dev.programs.Load(); interpreted == 0 || int64(interpreted) > got {
 		t.Errorf("%d plan lines name the interpreter; the device ran %d pipelines\n%s", interpreted, got, text)

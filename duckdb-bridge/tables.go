@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/rigel-db/rigel/fallback"
+	"github.com/rigel-db/rigel/internal/colstore"
 	"github.com/rigel-db/rigel/physical"
 )
 
@@ -33,8 +34,9 @@ var ErrUnknownTable = errors.New("unknown table")
 // types the producer declares for them (tables_unsigned.go). Field
 // nullability comes from the catalog (NOT NULL columns are not nullable).
 type Tables struct {
-	db *sql.DB
-	id string
+	db     *sql.DB
+	id     string
+	stores columnStores // tables_store.go
 }
 
 var _ physical.TableSource = (*Tables)(nil)
@@ -165,26 +167,26 @@ func (t *Tables) TableSchema(ctx context.Context, table string) (*arrow.Schema, 
 // arrowSchema reads the Arrow schema of a zero-row scan of the columns, so
 // that the types are exactly those duckdb-go produces (unsigned integers
 // widened, tables_unsigned.go), and applies the catalog's nullability. It
-// also returns the query that reads the columns with those types.
-func (t *Tables) arrowSchema(ctx context.Context, r tableRef, names []string, cols []catalogColumn) (*arrow.Schema, string, error) {
+// also returns the expressions that read the columns with those types.
+func (t *Tables) arrowSchema(ctx context.Context, r tableRef, names []string, cols []catalogColumn) (*arrow.Schema, []string, error) {
 	rr, err := fallback.RunSQL(ctx, t.db, selectSQL(r, names)+" LIMIT 0")
 	if err != nil {
-		return nil, "", fmt.Errorf("duckdb tables: schema of %s: %w", r.name, err)
+		return nil, nil, fmt.Errorf("duckdb tables: schema of %s: %w", r.name, err)
 	}
 	defer rr.Release()
 	s := rr.Schema()
 	if s.NumFields() != len(cols) {
-		return nil, "", fmt.Errorf("duckdb tables: schema of %s has %d fields, want %d", r.name, s.NumFields(), len(cols))
+		return nil, nil, fmt.Errorf("duckdb tables: schema of %s has %d fields, want %d", r.name, s.NumFields(), len(cols))
 	}
 	fields := make([]arrow.Field, len(cols))
-	sel := make([]string, len(cols))
+	values := make([]string, len(cols))
 	for i, c := range cols {
 		f := s.Field(i)
 		typ, _, _ := widenUnsigned(f.Type)
 		fields[i] = arrow.Field{Name: c.name, Type: typ, Nullable: c.nullable, Metadata: f.Metadata}
-		sel[i] = scanColumnSQL(names[i], f.Type)
+		values[i] = scanValueSQL(names[i], f.Type)
 	}
-	return arrow.NewSchema(fields, nil), "SELECT " + strings.Join(sel, ", ") + " FROM " + r.sql(), nil
+	return arrow.NewSchema(fields, nil), values, nil
 }
 
 func selectSQL(r tableRef, names []string) string {
@@ -218,59 +220,102 @@ func (t *Tables) Rows(ctx context.Context, table string) (int64, error) {
 	return n, nil
 }
 
-// ReadColumn reads one whole column of the table (physical.ColumnReader),
-// DuckDB's vectors copied into one array: faster than ScanColumns' stream,
-// which converts and imports a chunk of 2,048 rows at a time.
+// ReadColumn reads one whole column of the table (physical.ColumnReader)
+// into one array: by DuckDB's own parallel scan writing each row at its
+// rowid where it can (fallback.ReadColumn), else by copying DuckDB's
+// vectors; both faster than ScanColumns' stream, which converts and
+// imports a chunk of 2,048 rows at a time. The column store keeps it for
+// the next process (tables_store.go).
 func (t *Tables) ReadColumn(ctx context.Context, table, column string) (arrow.Array, error) {
-	r, schema, query, err := t.scanQuery(ctx, table, []string{column})
+	return t.readColumn(ctx, table, column, false)
+}
+
+// ReadDictionaryColumn reads a string column dictionary-encoded
+// (physical.DictionaryReader; fallback.ReadDictionaryColumn). Other
+// columns are read as ReadColumn reads them.
+func (t *Tables) ReadDictionaryColumn(ctx context.Context, table, column string) (arrow.Array, error) {
+	return t.readColumn(ctx, table, column, true)
+}
+
+func (t *Tables) readColumn(ctx context.Context, table, column string, dict bool) (arrow.Array, error) {
+	q, err := t.scanQuery(ctx, table, []string{column})
 	if err != nil {
 		return nil, err
 	}
-	arr, err := fallback.ReadColumn(ctx, t.db, query, schema.Field(0).Type)
+	f := q.schema.Field(0)
+	form, read := colstore.FormPlain, func() (arrow.Array, error) {
+		return fallback.ReadColumn(ctx, t.db, q.from, q.values[0], f.Type)
+	}
+	if dict && arrow.TypeEqual(f.Type, arrow.BinaryTypes.String) {
+		form, read = colstore.FormDictionary, func() (arrow.Array, error) {
+			return fallback.ReadDictionaryColumn(ctx, t.db, q.from, q.values[0])
+		}
+	}
+	arr, err := t.stored(ctx, q, form, read)
 	if err != nil {
-		return nil, fmt.Errorf("duckdb tables: scan of %s.%s: %w", r.name, schema.Field(0).Name, err)
+		return nil, fmt.Errorf("duckdb tables: scan of %s.%s: %w", q.ref.name, f.Name, err)
 	}
 	return arr, nil
 }
 
 // scan is ScanColumns, of the first limit rows when limit >= 0.
 func (t *Tables) scan(ctx context.Context, table string, columns []string, limit int) (array.RecordReader, error) {
-	r, schema, query, err := t.scanQuery(ctx, table, columns)
+	q, err := t.scanQuery(ctx, table, columns)
 	if err != nil {
 		return nil, err
 	}
+	query := q.query()
 	if limit >= 0 {
 		query += fmt.Sprintf(" LIMIT %d", limit)
 	}
 	rr, err := fallback.RunSQL(ctx, t.db, query)
 	if err != nil {
-		return nil, fmt.Errorf("duckdb tables: scan of %s: %w", r.name, err)
+		return nil, fmt.Errorf("duckdb tables: scan of %s: %w", q.ref.name, err)
 	}
-	return &schemaReader{RecordReader: rr, schema: schema, refs: 1}, nil
+	return &schemaReader{RecordReader: rr, schema: q.schema, refs: 1}, nil
 }
 
-// scanQuery resolves the table and the named columns: the table, the
-// schema its scan delivers (arrowSchema) and the query that reads them.
-func (t *Tables) scanQuery(ctx context.Context, table string, columns []string) (tableRef, *arrow.Schema, string, error) {
+// scanSQL is how to read some columns of a table: the schema the scan
+// delivers (arrowSchema), the table as SQL and an expression a column.
+type scanSQL struct {
+	ref    tableRef
+	schema *arrow.Schema
+	from   string
+	values []string
+}
+
+func (q scanSQL) query() string {
+	sel := make([]string, len(q.values))
+	for i, v := range q.values {
+		sel[i] = v
+		if name := sqlIdent(q.schema.Field(i).Name); v != name {
+			sel[i] += " AS " + name
+		}
+	}
+	return "SELECT " + strings.Join(sel, ", ") + " FROM " + q.from
+}
+
+// scanQuery resolves the table and the named columns.
+func (t *Tables) scanQuery(ctx context.Context, table string, columns []string) (scanSQL, error) {
 	r, err := t.resolve(ctx, table)
 	if err != nil {
-		return r, nil, "", err
+		return scanSQL{}, err
 	}
 	all, err := t.columns(ctx, r)
 	if err != nil {
-		return r, nil, "", err
+		return scanSQL{}, err
 	}
 	picked := make([]catalogColumn, len(columns))
 	names := make([]string, len(columns))
 	for i, want := range columns {
 		c, err := findColumn(all, want)
 		if err != nil {
-			return r, nil, "", fmt.Errorf("duckdb tables: table %s: %w", r.name, err)
+			return scanSQL{}, fmt.Errorf("duckdb tables: table %s: %w", r.name, err)
 		}
 		picked[i], names[i] = c, c.name
 	}
-	schema, query, err := t.arrowSchema(ctx, r, names, picked)
-	return r, schema, query, err
+	schema, values, err := t.arrowSchema(ctx, r, names, picked)
+	return scanSQL{ref: r, schema: schema, from: r.sql(), values: values}, err
 }
 
 func findColumn(cols []catalogColumn, name string) (catalogColumn, error) {

@@ -30,11 +30,11 @@ func widenUnsigned(dt arrow.DataType) (wide arrow.DataType, sqlType string, ok b
 	return dt, "", false
 }
 
-// scanColumnSQL is the select-list entry that reads a column of the Arrow
-// type DuckDB hands over as dt, widened when it is unsigned.
-func scanColumnSQL(name string, dt arrow.DataType) string {
+// scanValueSQL is the expression that reads a column of the Arrow type
+// DuckDB hands over as dt, widened when it is unsigned.
+func scanValueSQL(name string, dt arrow.DataType) string {
 	if _, t, ok := widenUnsigned(dt); ok {
-		return "CAST(" + sqlIdent(name) + " AS " + t + ") AS " + sqlIdent(name)
+		return "CAST(" + sqlIdent(name) + " AS " + t + ")"
 	}
 	return sqlIdent(name)
 }

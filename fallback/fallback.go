@@ -41,13 +41,43 @@ func RunSQL(ctx context.Context, db *sql.DB, query string, args ...any) (array.R
 	return &connReader{RecordReader: rr, conn: conn, refs: 1}, nil
 }
 
-// ReadColumn runs a query of one column on DuckDB and returns its whole
-// result as one array of type want (duckarrow.QueryColumn: DuckDB's vectors
-// copied into it, not converted a chunk at a time).
-func ReadColumn(ctx context.Context, db *sql.DB, query string, want arrow.DataType) (arrow.Array, error) {
+// ReadColumn reads one whole column of a table (from: the table as SQL;
+// value: the expression that reads the column) as one array of type want,
+// or Decimal64 for a decimal of precision at most 18 (ScatterColumn).
+// DuckDB's parallel scan writes each row at its rowid where it can
+// (duckarrow.ScatterColumn); otherwise (a type it does not copy, a table
+// whose rowids have gaps, a view) DuckDB's vectors are copied from the
+// query's result (duckarrow.QueryColumn).
+func ReadColumn(ctx context.Context, db *sql.DB, from, value string, want arrow.DataType) (arrow.Array, error) {
+	return readArray(ctx, db, func(a *duckarrow.Arrow) (arrow.Array, error) {
+		out, err := a.ScatterColumn(ctx, from, value, want, duckguard.Statement())
+		if errors.Is(err, duckarrow.ErrNotScattered) {
+			return a.QueryColumn(ctx, "SELECT "+value+" FROM "+from, want, duckguard.Statement())
+		}
+		return out, err
+	})
+}
+
+// ReadDictionaryColumn reads one whole string column of a table (from and
+// value as ReadColumn's) as a dictionary array, its strings sorted in byte
+// order, where DuckDB's parallel scan can write it
+// (duckarrow.ScatterDictionary); otherwise as plain strings, as
+// ReadColumn.
+func ReadDictionaryColumn(ctx context.Context, db *sql.DB, from, value string) (arrow.Array, error) {
+	return readArray(ctx, db, func(a *duckarrow.Arrow) (arrow.Array, error) {
+		out, err := a.ScatterDictionary(ctx, from, value, duckguard.Statement())
+		if errors.Is(err, duckarrow.ErrNotScattered) {
+			return a.QueryColumn(ctx, "SELECT "+value+" FROM "+from, arrow.BinaryTypes.String, duckguard.Statement())
+		}
+		return out, err
+	})
+}
+
+// readArray is the array read reads on a connection of db.
+func readArray(ctx context.Context, db *sql.DB, read func(a *duckarrow.Arrow) (arrow.Array, error)) (arrow.Array, error) {
 	var out arrow.Array
 	conn, err := onArrow(ctx, db, func(a *duckarrow.Arrow) (err error) {
-		out, err = a.QueryColumn(ctx, query, want, duckguard.Statement())
+		out, err = read(a)
 		return err
 	})
 	if err != nil {

@@ -29,6 +29,13 @@ func TypeOf(dt arrow.DataType, nullable bool) (Type, error) {
 		t.Kind = Date32
 	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
 		t.Kind = Dict
+	case *arrow.DictionaryType:
+		// Strings already encoded (a loader's, EncodeDictionary takes
+		// their codes as they are when the dictionary is sorted).
+		if !arrow.TypeEqual(d.IndexType, arrow.PrimitiveTypes.Int32) || !arrow.TypeEqual(d.ValueType, arrow.BinaryTypes.String) {
+			return Type{}, fmt.Errorf("arrow type %s: %w", dt, ErrUnsupported)
+		}
+		t.Kind = Dict
 	case *arrow.Decimal128Type:
 		t.Kind, t.Precision, t.Scale = Decimal128, d.Precision, d.Scale
 		if d.Precision <= 18 {

@@ -41,6 +41,14 @@ func EncodeDictionaryInto(arr arrow.Array, codes []int32) (*Dictionary, error) {
 
 // encodeDictionary is EncodeDictionary over at most parts parts.
 func encodeDictionary(arr arrow.Array, parts int, codes []int32) (*Dictionary, error) {
+	if da, ok := arr.(*array.Dictionary); ok {
+		if d, ok := encodedAlready(da, codes); ok {
+			return d, nil
+		}
+		if vals, ok := da.Dictionary().(stringValues); ok {
+			arr = decodedStrings{da, vals}
+		}
+	}
 	sv, ok := arr.(stringValues)
 	if !ok {
 		return nil, fmt.Errorf("dictionary encoding of %s: %w", arr.DataType(), ErrUnsupported)
@@ -90,6 +98,53 @@ func encodeDictionary(arr arrow.Array, parts int, codes []int32) (*Dictionary, e
 	d.Values = b.NewStringArray()
 	return d, nil
 }
+
+// encodedAlready is the encoding of a dictionary array of int32 indices
+// into strings that are distinct and in byte order: its indices are the
+// codes, copied into codes, and its dictionary the values. Not ok for any
+// other dictionary array.
+func encodedAlready(da *array.Dictionary, codes []int32) (*Dictionary, bool) {
+	idx, ok1 := da.Indices().(*array.Int32)
+	vals, ok2 := da.Dictionary().(*array.String)
+	if !ok1 || !ok2 || vals.NullN() > 0 || vals.Len() > MaxDictionary {
+		return nil, false
+	}
+	for i := 1; i < vals.Len(); i++ {
+		if vals.Value(i-1) >= vals.Value(i) {
+			return nil, false
+		}
+	}
+	n := da.Len()
+	raw := idx.Int32Values()
+	for i, c := range raw {
+		if idx.IsValid(i) && (c < 0 || int(c) >= vals.Len()) {
+			return nil, false
+		}
+	}
+	copy(codes, raw)
+	d := &Dictionary{Codes: codes}
+	if da.NullN() > 0 {
+		d.Valid = make([]bool, n)
+		for i := range n {
+			if da.IsValid(i) {
+				d.Valid[i] = true
+			} else {
+				codes[i] = 0
+			}
+		}
+	}
+	vals.Retain()
+	d.Values = vals
+	return d, true
+}
+
+// decodedStrings reads a dictionary array of strings as its strings.
+type decodedStrings struct {
+	*array.Dictionary
+	values stringValues
+}
+
+func (d decodedStrings) Value(i int) string { return d.values.Value(d.GetValueIndex(i)) }
 
 func tooManyDistinct() error {
 	return fmt.Errorf("string column has more than %d distinct values: %w", MaxDictionary, ErrUnsupported)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -93,5 +94,64 @@ func BenchmarkEncodeDictionary(b *testing.B) {
 				d.Values.Release()
 			}
 		})
+	}
+}
+
+// A dictionary array of strings encodes as its strings do: its indices
+// taken as they are when its dictionary is distinct and in byte order, the
+// strings encoded again when it is not (unsorted, repeated).
+func TestEncodeDictionaryArray(t *testing.T) {
+	arr := randomStrings(1<<17+5, 300, 9)
+	defer arr.Release()
+	want, err := EncodeDictionary(arr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Values.Release()
+	dictOf := func(vals []string, index func(s string) int32) *array.Dictionary {
+		vb := array.NewStringBuilder(memory.DefaultAllocator)
+		defer vb.Release()
+		vb.AppendValues(vals, nil)
+		values := vb.NewStringArray()
+		defer values.Release()
+		ib := array.NewInt32Builder(memory.DefaultAllocator)
+		defer ib.Release()
+		for i := range arr.Len() {
+			if arr.IsNull(i) {
+				ib.AppendNull()
+			} else {
+				ib.Append(index(arr.Value(i)))
+			}
+		}
+		idx := ib.NewInt32Array()
+		defer idx.Release()
+		return array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, idx, values)
+	}
+	sorted := make([]string, want.Values.Len())
+	for i := range sorted {
+		sorted[i] = want.Values.Value(i)
+	}
+	reversed := slices.Clone(sorted)
+	slices.Reverse(reversed)
+	repeated := append(slices.Clone(sorted), sorted...)
+	for name, da := range map[string]*array.Dictionary{
+		"sorted": dictOf(sorted, func(s string) int32 { i, _ := slices.BinarySearch(sorted, s); return int32(i) }),
+		"reversed": dictOf(reversed, func(s string) int32 {
+			return int32(slices.Index(reversed, s))
+		}),
+		"repeated": dictOf(repeated, func(s string) int32 { i, _ := slices.BinarySearch(sorted, s); return int32(i + len(sorted)) }),
+	} {
+		if typ, err := TypeOf(da.DataType(), true); err != nil || typ.Kind != Dict {
+			t.Fatalf("%s: TypeOf %v, %v", name, typ, err)
+		}
+		got, err := EncodeDictionary(da)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !array.Equal(got.Values, want.Values) || !slices.Equal(got.Codes, want.Codes) || !slices.Equal(got.Valid, want.Valid) {
+			t.Fatalf("%s: the encoding differs from the strings'", name)
+		}
+		got.Values.Release()
+		da.Release()
 	}
 }

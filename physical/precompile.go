@@ -90,9 +90,18 @@ func (r *run) loadScans(ctx context.Context, root Node) error {
 		if _, done := r.scanned[s]; done {
 			return nil
 		}
+		var before gpu.Stats
+		if r.st.Nodes != nil {
+			before = r.x.Dev.Stats()
+		}
+		start := time.Now()
 		cols, err := r.x.Cache.get(ctx, r.x.Dev, r.x.Source, s, &r.st.Scan, &r.pins)
 		if err != nil {
 			return err
+		}
+		if r.st.Nodes != nil {
+			// An analyzed run puts the load on its Scan's line.
+			r.record(s, time.Since(start), cols, before)
 		}
 		if r.scanned == nil {
 			r.scanned = map[*Scan][]gpu.Column{}

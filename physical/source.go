@@ -23,10 +23,22 @@ type TableSource interface {
 
 // ColumnReader is a TableSource that reads one whole column at once, faster
 // than collecting ScanColumns' stream (duckdb-bridge's Tables: DuckDB's
-// vectors copied into one array). The column cache loads through it when
-// the source has it.
+// parallel scan writing each row at its rowid). The column cache loads
+// through it when the source has it. A decimal of precision at most 18 may
+// come as Decimal64 (the devices' layout) where the schema says
+// Decimal128.
 type ColumnReader interface {
 	ReadColumn(ctx context.Context, table, column string) (arrow.Array, error)
+}
+
+// DictionaryReader is a TableSource that reads a string column already
+// dictionary-encoded: an Arrow dictionary array of int32 indices into the
+// column's distinct strings in byte order (gpu.EncodeDictionary's
+// encoding, which then takes the indices as they are), or the plain
+// strings where it cannot. The column cache loads the columns the device
+// holds as dictionaries (gpu.Dict) through it.
+type DictionaryReader interface {
+	ReadDictionaryColumn(ctx context.Context, table, column string) (arrow.Array, error)
 }
 
 // RowCounter is a TableSource that counts a table's rows cheaply (DuckDB

@@ -84,7 +84,7 @@ func cmdBench(ctx context.Context, args []string) error {
 			fmt.Fprintf(&b, "- measured device copy bandwidth: %.0f GB/s (read + write), the floor's divisor\n", bw/1e9)
 		}
 	}
-	fmt.Fprintf(&b, "- %d hot runs per query, median, once the device's background compiles are done; cold = first run with the column cache empty\n\n", *runs)
+	fmt.Fprintf(&b, "- %d hot runs per query, median, once the device's background compiles are done; cold = first run with the column cache empty (its columns from the column store where it kept them, else from DuckDB: see the line under the table)\n\n", *runs)
 	b.WriteString("- rigel hot reuses the statement's plan (a read-only database caches plans); plan ms is the first run's planning: DuckDB's optimizer, its plan to Substrait, translation\n")
 	b.WriteString("- exec: rigel's execution of the plan, download of the result included; kernel: GPU time from CUDA events, in one more hot run (timing kernels costs host time on every launch, so the timed runs do not); launches and host waits (their ms): kernels launched, and the times the host stopped to wait for the device (a row count, a status word, the result); time by operator: the share of exec\n\n")
 	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | plan ms | rigel hot ms | speedup | exec ms | kernel ms | launches | host waits (ms) | GB read | MB from host (hot) | floor ms | exec / floor | time by operator | result |\n")
@@ -105,6 +105,15 @@ func cmdBench(ctx context.Context, args []string) error {
 		fmt.Fprint(os.Stderr, b.String()[flushed:])
 		flushed = b.Len()
 	}
+	eng.Flush()
+	st := eng.ColumnStoreStats()
+	fmt.Fprintf(&b, "\n- column store (RIGEL_COLUMN_STORE): the cold runs read %d column file(s) (%.2f GB) and scanned DuckDB for %d; %d written (%.2f GB), %d not written, %d unreadable",
+		st.Hits, float64(st.BytesRead)/1e9, st.Misses, st.Written, float64(st.BytesWritten)/1e9, st.Skipped, st.Unreadable)
+	if st.LastError != "" {
+		fmt.Fprintf(&b, " (last error: %s)", oneLine(st.LastError))
+	}
+	b.WriteString("\n")
+	fmt.Fprint(os.Stderr, b.String()[flushed:])
 	fmt.Print(b.String())
 	if *out != "" {
 		if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
@@ -241,6 +250,7 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 	cold := time.Since(start).Nanoseconds()
 	planNanos := res.PlanNanos
 	res.Release()
+	eng.Flush() // the column store's writes, out of the hot runs' way
 	if err := waitCompiles(ctx, eng); err != nil {
 		return "", err
 	}

@@ -109,6 +109,7 @@ func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
 	eng := duckdbbridge.NewEngine(db, id, dev, reason)
 	eng.SetProgress(func(msg string) { fmt.Fprintln(os.Stderr, "rigel: "+msg) })
 	closeAll := func() {
+		eng.Flush()
 		if dev != nil {
 			dev.Close()
 		}

@@ -79,6 +79,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	}
 	defer sqlDB.Close()
 	eng := duckdbbridge.NewEngine(sqlDB, id, dev, reason)
+	defer eng.Flush()
 	eng.SetProgress(func(msg string) { opts.Log(msg) })
 	srv, err := serve.New(eng, opts)
 	if err != nil {

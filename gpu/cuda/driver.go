@@ -1,7 +1,7 @@
 package cuda
 
 /*
-#cgo LDFLAGS: -ldl
+#cgo LDFLAGS: -ldl -lpthread
 #include <stdlib.h>
 #include "shim.h"
 */

@@ -1,6 +1,7 @@
 // shim.c: dlopen'ed CUDA driver and NVRTC entry points (see shim.h).
 #include "shim.h"
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,51 @@ CUresult rg_upload_small(CUcontext c, CUstream s, CUdeviceptr dst, const void *s
     return p_cuEventRecord(ev, s);
 }
 
+// A copy into a staging buffer is the host's share of an upload; one
+// thread copies a few GB/s, less than the link carries (a table column
+// from the column store: nothing else to do but this copy). Large copies
+// are split over threads.
+enum { RG_COPY_THREADS = 8, RG_COPY_MIN_PART = 1 << 20 };
+
+typedef struct { char *dst; const char *src; size_t n; } rg_copy_part;
+
+static void *rg_copy_run(void *arg) {
+    rg_copy_part *p = arg;
+    memcpy(p->dst, p->src, p->n);
+    return NULL;
+}
+
+static void rg_parallel_copy(void *dst, const void *src, size_t n) {
+    size_t parts = n / RG_COPY_MIN_PART;
+    if (parts > RG_COPY_THREADS) parts = RG_COPY_THREADS;
+    if (parts < 2) {
+        memcpy(dst, src, n);
+        return;
+    }
+    rg_copy_part part[RG_COPY_THREADS];
+    pthread_t th[RG_COPY_THREADS];
+    int started[RG_COPY_THREADS] = {0};
+    size_t each = (n / parts + 63) & ~(size_t)63;
+    for (size_t i = 0, off = 0; i < parts; i++, off += each) {
+        part[i].dst = (char *)dst + off;
+        part[i].src = (const char *)src + off;
+        part[i].n = off >= n ? 0 : (n - off < each ? n - off : each);
+    }
+    // Part 0 on this thread; a thread that cannot start leaves its part
+    // to this one too.
+    for (size_t i = 1; i < parts; i++) {
+        started[i] = pthread_create(&th[i], NULL, rg_copy_run, &part[i]) == 0;
+    }
+    rg_copy_run(&part[0]);
+    for (size_t i = 1; i < parts; i++) {
+        if (started[i]) {
+            pthread_join(th[i], NULL);
+        } else {
+            rg_copy_run(&part[i]);
+        }
+    }
+}
+
 CUresult rg_upload(CUcontext c, CUstream s, CUdeviceptr dst, const void *src, size_t n,
                    void *pin0, void *pin1, CUevent e0, CUevent e1, size_t chunk,
                    const char **stage) {
@@ -215,7 +261,7 @@ CUresult rg_upload(CUcontext c, CUstream s, CUdeviceptr dst, const void *src, si
             *stage = "cuEventSynchronize";
             if ((r = p_cuEventSynchronize(ev[b]))) return r;
         }
-        memcpy(pin[b], (const char *)src + off, len);
+        rg_parallel_copy(pin[b], (const char *)src + off, len);
         *stage = "cuMemcpyHtoDAsync";
         if ((r = p_cuMemcpyHtoDAsync_v2(dst + off, pin[b], len, s))) return r;
         *stage = "cuEventRecord";

@@ -57,7 +57,15 @@ func WriteInt64File(path, column string, values []int64) error {
 	if err != nil {
 		return err
 	}
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
+	if err := WriteFile(f, rec); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteFile writes rec as an Arrow IPC file into f and closes f.
+func WriteFile(f *os.File, rec arrow.RecordBatch) error {
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
 	if err == nil {
 		err = w.Write(rec)
 		if cerr := w.Close(); err == nil {
@@ -67,10 +75,7 @@ func WriteInt64File(path, column string, values []int64) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return err
 }
 
 // CompareTSV compares rows printed by another program (one line a row,

@@ -7,8 +7,11 @@
 // compiles it only with its duckdb_arrow build tag, and a plain `go build`
 // of a program that imports rigel must work. The C functions are in the
 // DuckDB library that duckdb-go links in any case; this package declares
-// the functions it calls (column.go one more), and takes the two handles they need (a connection's,
-// a result's) from duckdb-go's connection and rows (internals.go).
+// the functions it calls (column.go and scatter.go more), and takes the
+// two handles they need (a connection's, a result's) from duckdb-go's
+// connection and rows (internals.go). It also reads whole table columns
+// fast: scatter.go by DuckDB's own parallel scan calling a C scalar
+// function, column.go by copying a query's vectors.
 package duckarrow
 
 /*

@@ -19,6 +19,7 @@ func Map(n int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mapping %d bytes of host memory: %w", n, err)
 	}
+	adviseHugePages(b)
 	return b[:n], nil
 }
 

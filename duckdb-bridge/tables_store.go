@@ -1,0 +1,131 @@
+package duckdbbridge
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rigel-db/rigel/internal/colstore"
+)
+
+// The column store (internal/colstore): the columns Tables reads from a
+// database file are kept in files next to it, and another process on the
+// same, unchanged file reads them from there instead of scanning DuckDB.
+// RIGEL_COLUMN_STORE=off turns it off; a folder puts the stores there
+// instead of next to the databases (a database's folder may not be
+// writable: then nothing is kept).
+
+// columnStores are the stores of the database files Tables reads, by path.
+type columnStores struct {
+	mu     sync.Mutex
+	stores map[string]*colstore.Store
+}
+
+// stored returns the column q reads in the given form from its database
+// file's store, or reads it (read) and keeps it there. Views, temporary
+// tables and in-memory databases are read, never kept.
+func (t *Tables) stored(ctx context.Context, q scanSQL, form string, read func() (arrow.Array, error)) (arrow.Array, error) {
+	s := t.storeOf(ctx, q.ref)
+	if s == nil {
+		return read()
+	}
+	id, err := s.Identity()
+	if err != nil {
+		return read()
+	}
+	k := colstore.Key{Identity: id, Table: q.from, Column: q.values[0], Form: form}
+	if arr, ok := s.Get(k); ok {
+		return arr, nil
+	}
+	arr, err := read()
+	if err != nil {
+		return nil, err
+	}
+	// Kept only when the file did not change while it was read: then
+	// what was read is that identity's column.
+	if now, err := s.Identity(); err == nil && now == id && keepable(arr, form) {
+		s.Put(k, arr)
+	}
+	return arr, nil
+}
+
+// keepable says whether arr is the form asked for (a dictionary read that
+// came back as plain strings is not kept as a dictionary).
+func keepable(arr arrow.Array, form string) bool {
+	_, dict := arr.DataType().(*arrow.DictionaryType)
+	return dict == (form == colstore.FormDictionary)
+}
+
+// storeOf is the store of the database file that holds the base table r,
+// or nil (a view, a temporary table, an in-memory database, the store
+// turned off).
+func (t *Tables) storeOf(ctx context.Context, r tableRef) *colstore.Store {
+	setting := os.Getenv("RIGEL_COLUMN_STORE")
+	if setting == "off" {
+		return nil
+	}
+	var path sql.NullString
+	err := t.db.QueryRowContext(ctx, `SELECT d.path FROM duckdb_tables() t JOIN duckdb_databases() d USING (database_name)
+		WHERE t.database_name = ? AND t.schema_name = ? AND t.table_name = ? AND NOT t.temporary`,
+		r.catalog, r.schema, r.name).Scan(&path)
+	if err != nil || !path.Valid || path.String == "" || path.String == ":memory:" {
+		return nil
+	}
+	t.stores.mu.Lock()
+	defer t.stores.mu.Unlock()
+	if s, ok := t.stores.stores[path.String]; ok {
+		return s
+	}
+	s, err := colstore.For(path.String, setting)
+	if err != nil {
+		s = nil
+	}
+	if t.stores.stores == nil {
+		t.stores.stores = map[string]*colstore.Store{}
+	}
+	t.stores.stores[path.String] = s
+	return s
+}
+
+// Flush waits for the column files being written (colstore.Store.Put
+// writes in the background), telling progress first when there are some.
+func (t *Tables) Flush(progress func(msg string)) {
+	t.stores.mu.Lock()
+	defer t.stores.mu.Unlock()
+	for _, s := range t.stores.stores {
+		if s == nil {
+			continue
+		}
+		if n := s.Pending(); n > 0 && progress != nil {
+			progress(fmt.Sprintf("writing %d column file(s) to %s for the next run (RIGEL_COLUMN_STORE=off skips it)", n, s.Dir()))
+		}
+		s.Wait()
+	}
+}
+
+// StoreStats adds up the column stores' counters.
+func (t *Tables) StoreStats() colstore.Stats {
+	t.stores.mu.Lock()
+	defer t.stores.mu.Unlock()
+	var all colstore.Stats
+	for _, s := range t.stores.stores {
+		if s == nil {
+			continue
+		}
+		st := s.Stats()
+		all.Hits += st.Hits
+		all.Misses += st.Misses
+		all.Written += st.Written
+		all.Skipped += st.Skipped
+		all.BytesRead += st.BytesRead
+		all.BytesWritten += st.BytesWritten
+		all.Unreadable += st.Unreadable
+		if st.LastError != "" {
+			all.LastError = st.LastError
+		}
+	}
+	return all
+}

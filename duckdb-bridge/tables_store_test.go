@@ -1,0 +1,142 @@
+package duckdbbridge
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// storeTestDB makes a database file with a table of the column kinds
+// Tables keeps (a decimal, a date, an integer, strings with nulls) and a
+// view.
+func storeTestDB(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "store.duckdb")
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`CREATE TABLE t AS SELECT (i * 1.25)::DECIMAL(15,2) AS d, DATE '1995-01-01' + (i % 900)::INTEGER AS day, i::INTEGER AS n,
+			CASE WHEN i % 9 = 4 THEN NULL ELSE ['MAIL', 'SHIP', 'AIR'][1 + i % 3] END AS mode,
+			CASE WHEN i % 11 = 2 THEN NULL ELSE 'note number ' || i END AS note FROM range(20000) r(i)`,
+		`CREATE VIEW v AS SELECT * FROM t`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+type readFn func(tb *Tables, table, column string) (arrow.Array, error)
+
+var readPlain readFn = func(tb *Tables, table, column string) (arrow.Array, error) {
+	return tb.ReadColumn(context.Background(), table, column)
+}
+
+var readDict readFn = func(tb *Tables, table, column string) (arrow.Array, error) {
+	return tb.ReadDictionaryColumn(context.Background(), table, column)
+}
+
+// read opens the database as a new process would (its own handle and
+// Tables), reads the columns, flushes the store's writes and closes it.
+func read(t *testing.T, path string, cols map[string]readFn, table string) (map[string]arrow.Array, Tables) {
+	t.Helper()
+	db, err := sql.Open("duckdb", path+"?access_mode=read_only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tb := NewTables(db, path)
+	out := map[string]arrow.Array{}
+	for c, fn := range cols {
+		arr, err := fn(tb, table, c)
+		if err != nil {
+			t.Fatalf("%s.%s: %v", table, c, err)
+		}
+		out[c] = arr
+	}
+	tb.Flush(nil)
+	return out, Tables{stores: columnStores{stores: tb.stores.stores}}
+}
+
+// A second process on the unchanged database reads the columns the first
+// read from the column files (hits, no DuckDB scan), equal to DuckDB's;
+// once the table changes, neither reads the old files: the column is the
+// new one. Views are read, never kept.
+func TestColumnStoreKeepsWhatWasRead(t *testing.T) {
+	path := storeTestDB(t)
+	cols := map[string]readFn{"d": readPlain, "day": readPlain, "n": readPlain, "mode": readDict, "note": readPlain}
+	first, tb1 := read(t, path, cols, "t")
+	if st := tb1.StoreStats(); st.Hits != 0 || st.Written != 5 {
+		t.Fatalf("first process: %+v, want 5 columns written and no hit", st)
+	}
+	second, tb2 := read(t, path, cols, "t")
+	if st := tb2.StoreStats(); st.Hits != 5 || st.Misses != 0 {
+		t.Fatalf("second process: %+v, want 5 hits", st)
+	}
+	for c := range cols {
+		if !arrow.TypeEqual(first[c].DataType(), second[c].DataType()) || !array.Equal(first[c], second[c]) {
+			t.Fatalf("%s: the stored column differs from DuckDB's: %s / %s", c, first[c].DataType(), second[c].DataType())
+		}
+		first[c].Release()
+		second[c].Release()
+	}
+	if _, err := os.Stat(path + ".rigel-columns"); err != nil {
+		t.Fatalf("no store next to the database: %v", err)
+	}
+
+	// The table changes: the next read is DuckDB's new column.
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE t SET n = -n WHERE n % 2 = 0`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	third, tb3 := read(t, path, map[string]readFn{"n": readPlain}, "t")
+	if st := tb3.StoreStats(); st.Hits != 0 {
+		t.Fatalf("after an update: %+v, want no hit", st)
+	}
+	n := third["n"].(*array.Int32)
+	if n.Value(2) != -2 || n.Value(3) != 3 {
+		t.Fatalf("after an update, n[2], n[3] = %d, %d; want -2, 3", n.Value(2), n.Value(3))
+	}
+	third["n"].Release()
+
+	views, tbv := read(t, path, map[string]readFn{"n": readPlain}, "v")
+	views["n"].Release()
+	if st := tbv.StoreStats(); st.Written != 0 || st.Hits != 0 {
+		t.Fatalf("a view: %+v, want nothing kept", st)
+	}
+}
+
+// RIGEL_COLUMN_STORE=off keeps nothing; a folder keeps the stores there.
+func TestColumnStoreSetting(t *testing.T) {
+	path := storeTestDB(t)
+	t.Setenv("RIGEL_COLUMN_STORE", "off")
+	cols, tb := read(t, path, map[string]readFn{"d": readPlain}, "t")
+	cols["d"].Release()
+	if st := tb.StoreStats(); st.Written != 0 {
+		t.Fatalf("off: %+v", st)
+	}
+	dir := t.TempDir()
+	t.Setenv("RIGEL_COLUMN_STORE", dir)
+	cols, _ = read(t, path, map[string]readFn{"d": readPlain}, "t")
+	cols["d"].Release()
+	if _, err := os.Stat(path + ".rigel-columns"); !os.IsNotExist(err) {
+		t.Fatalf("a store next to the database: %v", err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("the folder holds %v (%v), want one store", entries, err)
+	}
+}
