@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/internal/colstore"
 )
 
@@ -28,7 +29,10 @@ type columnStores struct {
 // file's store, or reads it (read) and keeps it there. Views, temporary
 // tables and in-memory databases are read, never kept.
 func (t *Tables) stored(ctx context.Context, q scanSQL, form string, read func() (arrow.Array, error)) (arrow.Array, error) {
-	s := t.storeOf(ctx, q.ref)
+	s, err := t.storeOf(ctx, q.ref)
+	if err != nil {
+		return nil, err
+	}
 	if s == nil {
 		return read()
 	}
@@ -61,33 +65,59 @@ func keepable(arr arrow.Array, form string) bool {
 
 // storeOf is the store of the database file that holds the base table r,
 // or nil (a view, a temporary table, an in-memory database, the store
-// turned off).
-func (t *Tables) storeOf(ctx context.Context, r tableRef) *colstore.Store {
+// turned off); an error for a RIGEL_COLUMN_STORE_MAX that is not a size.
+func (t *Tables) storeOf(ctx context.Context, r tableRef) (*colstore.Store, error) {
 	setting := os.Getenv("RIGEL_COLUMN_STORE")
 	if setting == "off" {
-		return nil
+		return nil, nil
 	}
 	var path sql.NullString
 	err := t.db.QueryRowContext(ctx, `SELECT d.path FROM duckdb_tables() t JOIN duckdb_databases() d USING (database_name)
 		WHERE t.database_name = ? AND t.schema_name = ? AND t.table_name = ? AND NOT t.temporary`,
 		r.catalog, r.schema, r.name).Scan(&path)
 	if err != nil || !path.Valid || path.String == "" || path.String == ":memory:" {
-		return nil
+		return nil, nil
 	}
 	t.stores.mu.Lock()
 	defer t.stores.mu.Unlock()
 	if s, ok := t.stores.stores[path.String]; ok {
-		return s
+		return s, nil
+	}
+	limit, err := storeLimit(path.String)
+	if err != nil {
+		return nil, err
 	}
 	s, err := colstore.For(path.String, setting)
 	if err != nil {
-		s = nil
+		s = nil // no store: the columns are read, not kept
+	} else {
+		s.SetLimit(limit)
 	}
 	if t.stores.stores == nil {
 		t.stores.stores = map[string]*colstore.Store{}
 	}
 	t.stores.stores[path.String] = s
-	return s
+	return s, nil
+}
+
+// storeLimit is the bytes a database's column store may take:
+// RIGEL_COLUMN_STORE_MAX (a size, e.g. 50GB), else four times the
+// database file (TPC-H SF10's columns as the GPU holds them take 2.5
+// times its file: bench/results/2026-11-28-h100-tpch-sf10-load-scatter-store-v32.md),
+// at least 1 GB.
+func storeLimit(db string) (int64, error) {
+	if v := os.Getenv("RIGEL_COLUMN_STORE_MAX"); v != "" {
+		n, err := gpu.ParseSize(v)
+		if err != nil {
+			return 0, fmt.Errorf("RIGEL_COLUMN_STORE_MAX: %w (a size such as 50GB, or unset for four times the database file)", err)
+		}
+		return n, nil
+	}
+	var size int64
+	if st, err := os.Stat(db); err == nil {
+		size = st.Size()
+	}
+	return max(4*size, 1<<30), nil
 }
 
 // Flush waits for the column files being written (colstore.Store.Put

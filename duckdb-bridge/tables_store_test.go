@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -119,9 +120,20 @@ func TestColumnStoreKeepsWhatWasRead(t *testing.T) {
 	}
 }
 
-// RIGEL_COLUMN_STORE=off keeps nothing; a folder keeps the stores there.
+// RIGEL_COLUMN_STORE=off keeps nothing; a folder keeps the stores there;
+// a RIGEL_COLUMN_STORE_MAX that is not a size is an error that names it.
 func TestColumnStoreSetting(t *testing.T) {
 	path := storeTestDB(t)
+	t.Setenv("RIGEL_COLUMN_STORE_MAX", "lots")
+	db, err := sql.Open("duckdb", path+"?access_mode=read_only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewTables(db, path).ReadColumn(context.Background(), "t", "d"); err == nil || !strings.Contains(err.Error(), "RIGEL_COLUMN_STORE_MAX") {
+		t.Errorf("a bad RIGEL_COLUMN_STORE_MAX: %v", err)
+	}
+	db.Close()
+	t.Setenv("RIGEL_COLUMN_STORE_MAX", "")
 	t.Setenv("RIGEL_COLUMN_STORE", "off")
 	cols, tb := read(t, path, map[string]readFn{"d": readPlain}, "t")
 	cols["d"].Release()

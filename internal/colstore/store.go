@@ -20,8 +20,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -38,6 +40,10 @@ type Store struct {
 	// minFree is the free space a write must leave on the store's file
 	// system; a write that would leave less is skipped.
 	minFree int64
+	// limit bounds the bytes of the store's files (SetLimit); the least
+	// recently used go first. 0: none.
+	limit int64
+	evict sync.Mutex // one eviction pass at a time
 
 	mu      sync.Mutex
 	cleaned map[string]bool // identities whose older siblings were removed
@@ -74,6 +80,12 @@ func For(path, dir string) (*Store, error) {
 	}
 	return &Store{db: abs, dir: where, minFree: 1 << 30, cleaned: map[string]bool{}}, nil
 }
+
+// SetLimit bounds the bytes the store's files may take (0: no bound
+// besides the disk's free space): a write that would pass it first
+// removes the files least recently read or written; a column larger than
+// the bound is not kept.
+func (s *Store) SetLimit(bytes int64) { s.limit = bytes }
 
 // Dir is where the store keeps its files.
 func (s *Store) Dir() string { return s.dir }
@@ -179,6 +191,12 @@ func (s *Store) Get(k Key) (arrow.Array, bool) {
 	}
 	s.stats.Hits++
 	s.stats.BytesRead += n
+	// Used now: SetLimit's eviction keeps it over older ones.
+	now := time.Now()
+	os.Chtimes(base+".arrow", now, now)
+	if k.Form == FormDictionary {
+		os.Chtimes(base+".dict.arrow", now, now)
+	}
 	return arr, true
 }
 
@@ -243,6 +261,9 @@ func (s *Store) put(k Key, arr arrow.Array) (int64, error) {
 		return 0, nil
 	}
 	s.removeOtherIdentities(k.Identity)
+	if s.limit > 0 && !s.makeRoom(dir, size) {
+		return 0, nil
+	}
 	base := k.file(s.dir)
 	names := []string{base + ".arrow", base + ".dict.arrow"}
 	for i, p := range parts {
@@ -251,6 +272,47 @@ func (s *Store) put(k Key, arr arrow.Array) (int64, error) {
 		}
 	}
 	return size, nil
+}
+
+// makeRoom removes the least recently used files of dir (an identity's:
+// the others are gone already) until size more bytes fit the limit; false
+// when they cannot. Get marks a file used by touching it, so that order is
+// the files' modification times, across processes.
+func (s *Store) makeRoom(dir string, size int64) bool {
+	if size > s.limit {
+		return false
+	}
+	s.evict.Lock()
+	defer s.evict.Unlock()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	type file struct {
+		path string
+		size int64
+		used time.Time
+	}
+	var files []file
+	var used int64
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		files = append(files, file{filepath.Join(dir, e.Name()), info.Size(), info.ModTime()})
+		used += info.Size()
+	}
+	slices.SortFunc(files, func(a, b file) int { return a.used.Compare(b.used) })
+	for _, f := range files {
+		if used+size <= s.limit {
+			break
+		}
+		if os.Remove(f.path) == nil {
+			used -= f.size
+		}
+	}
+	return used+size <= s.limit
 }
 
 // removeOtherIdentities removes the entries of the database's other

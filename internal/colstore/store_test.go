@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -195,5 +196,53 @@ func TestIdentitySeesTheHeaders(t *testing.T) {
 	}
 	if id2, _ := s.Identity(); id2 == id {
 		t.Fatal("the same identity after the headers changed")
+	}
+}
+
+// Past its limit the store removes the files least recently used first;
+// a column larger than the limit is not kept.
+func TestLimit(t *testing.T) {
+	s, _ := newStore(t)
+	id, _ := s.Identity()
+	mk := func(n int) arrow.Array {
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		defer b.Release()
+		for i := range n {
+			b.Append(int64(i))
+		}
+		return b.NewArray()
+	}
+	one := mk(10000) // about 80 KB as a file
+	defer one.Release()
+	key := func(c string) Key { return Key{Identity: id, Table: "t", Column: c, Form: FormPlain} }
+	s.SetLimit(200 << 10)
+	for _, c := range []string{"a", "b"} {
+		s.Put(key(c), one)
+		s.Wait()
+		time.Sleep(20 * time.Millisecond) // distinct modification times
+	}
+	if got, ok := s.Get(key("a")); ok { // a is now more recent than b
+		got.Release()
+	} else {
+		t.Fatal("a missing")
+	}
+	time.Sleep(20 * time.Millisecond)
+	s.Put(key("c"), one) // needs room: b goes
+	s.Wait()
+	for c, want := range map[string]bool{"a": true, "b": false, "c": true} {
+		got, ok := s.Get(key(c))
+		if ok != want {
+			t.Errorf("%s kept: %v, want %v", c, ok, want)
+		}
+		if ok {
+			got.Release()
+		}
+	}
+	big := mk(40000) // about 320 KB: over the limit
+	defer big.Release()
+	s.Put(key("big"), big)
+	s.Wait()
+	if _, ok := s.Get(key("big")); ok {
+		t.Error("a column over the limit was kept")
 	}
 }

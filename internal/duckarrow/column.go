@@ -24,7 +24,8 @@ import (
 // one Arrow array of type want (what QueryContext's reader would give,
 // concatenated).
 //
-// It is how rigel loads a table column, and why it exists: converting
+// It is how rigel loads a table column that ScatterColumn cannot read (a
+// view, a table whose rowids have gaps, other types), and why it exists: converting
 // DuckDB's result to Arrow a chunk of 2,048 rows at a time, importing each
 // chunk and concatenating them took most of a column's load (TPC-H SF10's
 // lineitem on an H100 machine: 7.3 s of CPU in duckdb_data_chunk_to_arrow,

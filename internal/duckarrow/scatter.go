@@ -830,6 +830,12 @@ var registering sync.Mutex
 // denseRows is the table's row count when its rowids are 0 to that count
 // less one, else ErrNotScattered.
 func (a *Arrow) denseRows(ctx context.Context, table string) (int64, error) {
+	// A column of the table named rowid hides DuckDB's row ids: its values
+	// may repeat, and two rows would then write one place.
+	shadowed, err := a.queryInt64(ctx, "SELECT count(*) FROM (DESCRIBE SELECT * FROM "+table+") WHERE lower(column_name) = 'rowid'")
+	if err != nil || shadowed > 0 {
+		return 0, errors.Join(ErrNotScattered, err)
+	}
 	rows, err := a.conn.QueryContext(ctx, "SELECT count(*), coalesce(max(rowid) + 1, 0) FROM "+table, nil)
 	if err != nil {
 		return 0, errors.Join(ErrNotScattered, err)

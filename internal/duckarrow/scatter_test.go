@@ -163,6 +163,13 @@ func TestScatterColumnRefuses(t *testing.T) {
 		for _, c := range cases {
 			check(c)
 		}
+		// A column named rowid hides the row ids: its values repeat here
+		// (0, 0, 2, ...) while count and max look dense.
+		exec(t, a, "CREATE TABLE own AS SELECT CASE WHEN i = 1 THEN 0 ELSE i END AS rowid, i::INTEGER AS i FROM range(100) r(i)")
+		check(struct {
+			table, column string
+			want          arrow.DataType
+		}{"own", "i", arrow.PrimitiveTypes.Int32})
 		// A gap: the rowids run to 10,000 but 9,999 rows remain.
 		exec(t, a, "DELETE FROM g WHERE i = 17")
 		check(cases[0])
