@@ -123,12 +123,17 @@ func storeLimit(db string) (int64, error) {
 // Flush waits for the column files being written (colstore.Store.Put
 // writes in the background), telling progress first when there are some.
 func (t *Tables) Flush(progress func(msg string)) {
+	// The stores are listed under the lock and waited for outside it:
+	// loads meanwhile still find their store.
 	t.stores.mu.Lock()
-	defer t.stores.mu.Unlock()
+	var stores []*colstore.Store
 	for _, s := range t.stores.stores {
-		if s == nil {
-			continue
+		if s != nil {
+			stores = append(stores, s)
 		}
+	}
+	t.stores.mu.Unlock()
+	for _, s := range stores {
 		if n := s.Pending(); n > 0 && progress != nil {
 			progress(fmt.Sprintf("writing %d column file(s) to %s for the next run (RIGEL_COLUMN_STORE=off skips it)", n, s.Dir()))
 		}
