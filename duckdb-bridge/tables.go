@@ -282,6 +282,9 @@ type scanSQL struct {
 	schema *arrow.Schema
 	from   string
 	values []string
+	// ownRowid: the table has a column named rowid, which hides DuckDB's
+	// row ids.
+	ownRowid bool
 }
 
 func (q scanSQL) query() string {
@@ -315,7 +318,7 @@ func (t *Tables) scanQuery(ctx context.Context, table string, columns []string) 
 		picked[i], names[i] = c, c.name
 	}
 	schema, values, err := t.arrowSchema(ctx, r, names, picked)
-	return scanSQL{ref: r, schema: schema, from: r.sql(), values: values}, err
+	return scanSQL{ref: r, schema: schema, from: r.sql(), values: values, ownRowid: hasRowidColumn(all)}, err
 }
 
 func findColumn(cols []catalogColumn, name string) (catalogColumn, error) {

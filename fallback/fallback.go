@@ -73,6 +73,15 @@ func ReadDictionaryColumn(ctx context.Context, db *sql.DB, from, value string) (
 	})
 }
 
+// QueryColumn runs a query of one column of type want on DuckDB and
+// returns its whole result as one array (duckarrow.QueryColumn: DuckDB's
+// vectors copied, not converted a chunk at a time).
+func QueryColumn(ctx context.Context, db *sql.DB, query string, want arrow.DataType) (arrow.Array, error) {
+	return readArray(ctx, db, func(a *duckarrow.Arrow) (arrow.Array, error) {
+		return a.QueryColumn(ctx, query, want, duckguard.Statement())
+	})
+}
+
 // readArray is the array read reads on a connection of db.
 func readArray(ctx context.Context, db *sql.DB, read func(a *duckarrow.Arrow) (arrow.Array, error)) (arrow.Array, error) {
 	var out arrow.Array

@@ -137,6 +137,32 @@ func (x *Executor) ChooseStringLayouts(ctx context.Context, root Node) error {
 	}
 	f := &strFlow{carried: map[Node][]int{}, why: map[int]string{}}
 	f.checkUses(root, map[Node]bool{})
+	// The columns every use allows Str are sampled, side by side: each a
+	// query on DuckDB of its own (a plan of TPC-H Q2 samples 8).
+	choices := make([]layoutChoice, len(f.origins))
+	errs := make([]error, len(f.origins))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, samplesAtOnce)
+	for o, org := range f.origins {
+		if _, kept := f.why[o]; kept {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			// A panic here (a bug) would end the process from this
+			// goroutine: it becomes the plan's error.
+			defer func() {
+				if p := recover(); p != nil {
+					errs[o] = fmt.Errorf("string layout of %s.%s: internal error (a bug): %v", org.scan.Table, org.scan.Columns[org.col], p)
+				}
+			}()
+			choices[o], errs[o] = x.sampledLayout(ctx, org.scan, org.col)
+		}()
+	}
+	wg.Wait()
 	str := map[int]bool{}
 	for o, org := range f.origins {
 		s, i := org.scan, org.col
@@ -144,13 +170,11 @@ func (x *Executor) ChooseStringLayouts(ctx context.Context, root Node) error {
 		if kept {
 			why = "dictionary (" + why + ")"
 		} else {
-			// Sampled only now, when every use allows Str.
-			c, err := x.sampledLayout(ctx, s, i)
-			if err != nil {
-				return err
+			if errs[o] != nil {
+				return errs[o]
 			}
-			why = c.why
-			if c.arrow {
+			why = choices[o].why
+			if choices[o].arrow {
 				str[o] = true
 			}
 		}
@@ -161,6 +185,9 @@ func (x *Executor) ChooseStringLayouts(ctx context.Context, root Node) error {
 	}
 	return nil
 }
+
+// samplesAtOnce bounds the columns ChooseStringLayouts samples at once.
+const samplesAtOnce = 8
 
 // sampledLayout is the layout a sample of column i of s asks for, read once
 // per column and cache.
@@ -468,32 +495,51 @@ func retypeCols(e *gpu.Expr, isStr map[int]bool, memo map[*gpu.Expr]*gpu.Expr) *
 // a column more cheaply than a whole scan (a LIMIT query); the layout
 // decision then uses it.
 type ColumnSampler interface {
-	SampleColumn(ctx context.Context, table, column string, rows int) (array.RecordReader, error)
+	SampleColumn(ctx context.Context, table, column string, rows int) (arrow.Array, error)
 }
 
 // sampleLayout reads up to strSampleRows leading values of a column and
 // decides its layout. Arrays other than utf8 and large_utf8 stay Dict.
 func sampleLayout(ctx context.Context, src TableSource, table, col string) (layoutChoice, error) {
-	var rr array.RecordReader
-	var err error
+	var batches []arrow.Array
 	if s, ok := src.(ColumnSampler); ok {
-		rr, err = s.SampleColumn(ctx, table, col, strSampleRows)
-	} else {
-		rr, err = src.ScanColumns(ctx, table, []string{col})
-	}
-	if err != nil {
-		return layoutChoice{}, fmt.Errorf("string layout of %s.%s: %w", table, col, err)
-	}
-	defer rr.Release()
-	seen := map[string]struct{}{}
-	rows := 0
-	for rows < strSampleRows && rr.Next() {
-		rec := rr.RecordBatch()
-		if rec.NumCols() != 1 {
-			return layoutChoice{}, fmt.Errorf("string layout of %s.%s: the source returned %d columns, want 1", table, col, rec.NumCols())
+		arr, err := s.SampleColumn(ctx, table, col, strSampleRows)
+		if err != nil {
+			return layoutChoice{}, fmt.Errorf("string layout of %s.%s: %w", table, col, err)
 		}
+		defer arr.Release()
+		batches = []arrow.Array{arr}
+	} else {
+		rr, err := src.ScanColumns(ctx, table, []string{col})
+		if err != nil {
+			return layoutChoice{}, fmt.Errorf("string layout of %s.%s: %w", table, col, err)
+		}
+		defer rr.Release()
+		rows := 0
+		for rows < strSampleRows && rr.Next() {
+			rec := rr.RecordBatch()
+			if rec.NumCols() != 1 {
+				return layoutChoice{}, fmt.Errorf("string layout of %s.%s: the source returned %d columns, want 1", table, col, rec.NumCols())
+			}
+			a := rec.Column(0)
+			a.Retain()
+			defer a.Release()
+			batches = append(batches, a)
+			rows += a.Len()
+		}
+		if err := rr.Err(); err != nil && !errors.Is(err, context.Canceled) {
+			return layoutChoice{}, fmt.Errorf("string layout of %s.%s: %w", table, col, err)
+		}
+	}
+	// The batches outlive the map: its keys may point into them. Sized for
+	// a whole sample, it does not grow; once more than the ratio's share
+	// of a whole sample is distinct, the answer is known.
+	seen := make(map[string]struct{}, strSampleRows)
+	enough := int(strDistinctRatio*strSampleRows) + 1
+	rows := 0
+	for _, a := range batches {
 		var value func(i int) string
-		switch a := rec.Column(0).(type) {
+		switch a := a.(type) {
 		case *array.String:
 			value = a.Value
 		case *array.LargeString:
@@ -501,18 +547,15 @@ func sampleLayout(ctx context.Context, src TableSource, table, col string) (layo
 		default:
 			return layoutChoice{why: fmt.Sprintf("dictionary (%s values)", a.DataType())}, nil
 		}
-		a := rec.Column(0)
-		for i := 0; i < a.Len() && rows < strSampleRows; i++ {
+		for i := 0; i < a.Len() && rows < strSampleRows && len(seen) < enough; i++ {
 			rows++
 			if a.IsValid(i) {
-				if _, ok := seen[value(i)]; !ok {
-					seen[string([]byte(value(i)))] = struct{}{} // detach from the batch
-				}
+				seen[value(i)] = struct{}{}
 			}
 		}
 	}
-	if err := rr.Err(); err != nil && !errors.Is(err, context.Canceled) {
-		return layoutChoice{}, fmt.Errorf("string layout of %s.%s: %w", table, col, err)
+	if len(seen) >= enough {
+		return layoutChoice{arrow: true, why: fmt.Sprintf("arrow strings (%d of the first %d sampled values distinct)", len(seen), rows)}, nil
 	}
 	if rows == 0 {
 		return layoutChoice{why: "dictionary (empty table)"}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -387,5 +388,54 @@ func TestStringLayoutSamples(t *testing.T) {
 	}
 	if src.reads["s.hi"] != 1 {
 		t.Errorf("sampled for a device without StrUploader: %v", src.reads)
+	}
+}
+
+// samplerSource hands out samples as arrays (ColumnSampler): column
+// "unique" holds distinct strings, "few" three values.
+type samplerSource struct {
+	strSource
+	mu    sync.Mutex
+	asked map[string]int // rows asked for, per column
+}
+
+func (s *samplerSource) SampleColumn(ctx context.Context, table, column string, rows int) (arrow.Array, error) {
+	s.mu.Lock()
+	s.asked[column] = rows
+	s.mu.Unlock()
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	for i := range rows {
+		if column == "unique" {
+			b.Append(fmt.Sprintf("value %d", i))
+		} else {
+			b.Append([]string{"a", "b", "c"}[i%3])
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// A source's sample decides the layout: a column whose first half of a
+// sample is distinct already goes Str without reading the rest; one of
+// few values stays a dictionary. Several columns are sampled at once.
+func TestStringLayoutFromSampler(t *testing.T) {
+	src := &samplerSource{asked: map[string]int{}}
+	x := &Executor{Dev: strDev{}, Source: src, Cache: NewColumnCache()}
+	root := project(scanOf("s", "unique", "few"), nil, gpu.Col(0, dictT), gpu.Col(1, dictT))
+	if err := x.ChooseStringLayouts(context.Background(), root); err != nil {
+		t.Fatal(err)
+	}
+	plan := Explain(root, "host")
+	enough := int(strDistinctRatio*strSampleRows) + 1
+	for _, want := range []string{
+		fmt.Sprintf("unique: arrow strings (%d of the first %d sampled values distinct)", enough, enough),
+		fmt.Sprintf("few: dictionary (3 of %d sampled values distinct)", strSampleRows),
+	} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("EXPLAIN lacks %q:\n%s", want, plan)
+		}
+	}
+	if src.asked["unique"] != strSampleRows || src.asked["few"] != strSampleRows {
+		t.Errorf("samples asked: %v", src.asked)
 	}
 }
