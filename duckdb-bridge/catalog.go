@@ -42,6 +42,7 @@ type CatalogSpec struct {
 // into an in-memory table (a snapshot: rigel's scans need a table that can
 // be read again and again; restart to see new files).
 func OpenCatalog(ctx context.Context, spec CatalogSpec) (*sql.DB, string, error) {
+	warmExtensions()
 	if spec.DB != "" {
 		if err := checkFile(spec.DB); err != nil {
 			return nil, "", err

@@ -84,6 +84,7 @@ type Engine struct {
 // global DuckDB setting, which crashes DuckDB under a statement that an
 // unguarded connection is running.
 func NewEngine(db *sql.DB, id string, dev gpu.Device, reason string) *Engine {
+	warmExtensions()
 	e := &Engine{db: db, dev: dev, tables: NewTables(db, id), NoDeviceReason: reason, devTurn: make(chan struct{}, 1), files: ipcfiles.AllFiles(0),
 		maxAnswer: host.DefaultMemoryLimit()}
 	if readOnly(db) {
@@ -95,6 +96,17 @@ func NewEngine(db *sql.DB, id string, dev gpu.Device, reason string) *Engine {
 	}
 	return e
 }
+
+// warmExtensions reads the Substrait extension files (every plan names its
+// functions by them) in the background, once a process: the first plan
+// otherwise waits for them (70 ms on the build machine, the most of a
+// first plan of TPC-H Q1: bench/results/2026-11-28-h100-tpch-sf10-load-scatter-store-v32.md).
+// OpenCatalog starts it too, while DuckDB opens its file.
+func warmExtensions() {
+	warmOnce.Do(func() { go substrait.Collection() })
+}
+
+var warmOnce sync.Once
 
 // SetProgress sends progress lines of long work (loading tables into device
 // memory) to f.
