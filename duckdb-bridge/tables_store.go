@@ -5,11 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/internal/colstore"
+	"github.com/rigel-db/rigel/physical"
 )
 
 // The column store (internal/colstore): the columns Tables reads from a
@@ -164,3 +166,54 @@ func (t *Tables) StoreStats() colstore.Stats {
 	}
 	return all
 }
+
+// layoutForm is the column store's form for a string column's layout
+// decision (physical.LayoutKeeper).
+const layoutForm = "layout"
+
+// layoutKey is where the decision about a column is kept, or false (no
+// store for the table, the column unknown).
+func (t *Tables) layoutKey(ctx context.Context, table, column string) (*colstore.Store, colstore.Key, bool) {
+	r, err := t.resolve(ctx, table)
+	if err != nil {
+		return nil, colstore.Key{}, false
+	}
+	s, err := t.storeOf(ctx, r)
+	if err != nil || s == nil {
+		return nil, colstore.Key{}, false
+	}
+	id, err := s.Identity()
+	if err != nil {
+		return nil, colstore.Key{}, false
+	}
+	return s, colstore.Key{Identity: id, Table: r.sql(), Column: strings.ToLower(column), Form: layoutForm}, true
+}
+
+// KeptLayout is the layout decision another process kept for the column
+// of the unchanged database (physical.LayoutKeeper).
+func (t *Tables) KeptLayout(ctx context.Context, table, column string) (bool, string, bool) {
+	s, k, ok := t.layoutKey(ctx, table, column)
+	if !ok {
+		return false, "", false
+	}
+	b, ok := s.GetRecord(k)
+	if !ok || len(b) < 2 || (b[0] != '0' && b[0] != '1') || b[1] != ' ' {
+		return false, "", false
+	}
+	return b[0] == '1', string(b[2:]), true
+}
+
+// KeepLayout keeps a layout decision for other processes.
+func (t *Tables) KeepLayout(ctx context.Context, table, column string, arrowLayout bool, why string) {
+	s, k, ok := t.layoutKey(ctx, table, column)
+	if !ok {
+		return
+	}
+	flag := "0 "
+	if arrowLayout {
+		flag = "1 "
+	}
+	s.PutRecord(k, []byte(flag+why))
+}
+
+var _ physical.LayoutKeeper = (*Tables)(nil)

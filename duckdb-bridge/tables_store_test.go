@@ -152,3 +152,42 @@ func TestColumnStoreSetting(t *testing.T) {
 		t.Fatalf("the folder holds %v (%v), want one store", entries, err)
 	}
 }
+
+// A layout decision kept by one process is found by the next on the
+// unchanged database, and not once the database changed.
+func TestColumnStoreKeepsLayouts(t *testing.T) {
+	path := storeTestDB(t)
+	ctx := context.Background()
+	open := func() (*sql.DB, *Tables) {
+		db, err := sql.Open("duckdb", path+"?access_mode=read_only")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db, NewTables(db, path)
+	}
+	db, tb := open()
+	if _, _, ok := tb.KeptLayout(ctx, "t", "note"); ok {
+		t.Fatal("a decision before any was kept")
+	}
+	tb.KeepLayout(ctx, "t", "note", true, "arrow strings (9 of 10 sampled values distinct)")
+	db.Close()
+	db, tb = open()
+	arrowLayout, why, ok := tb.KeptLayout(ctx, "T", "NOTE")
+	if !ok || !arrowLayout || why != "arrow strings (9 of 10 sampled values distinct)" {
+		t.Fatalf("kept: %v %q %v", arrowLayout, why, ok)
+	}
+	db.Close()
+	w, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`INSERT INTO t SELECT * FROM t LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	db, tb = open()
+	defer db.Close()
+	if _, _, ok := tb.KeptLayout(ctx, "t", "note"); ok {
+		t.Fatal("a decision kept for the database before it changed")
+	}
+}

@@ -186,6 +186,14 @@ func (x *Executor) ChooseStringLayouts(ctx context.Context, root Node) error {
 	return nil
 }
 
+// LayoutKeeper is a TableSource that keeps string layout decisions for
+// other processes on the same, unchanged data (duckdb-bridge: with its
+// column store), so that they sample nothing.
+type LayoutKeeper interface {
+	KeptLayout(ctx context.Context, table, column string) (arrowLayout bool, why string, ok bool)
+	KeepLayout(ctx context.Context, table, column string, arrowLayout bool, why string)
+}
+
 // samplesAtOnce bounds the columns ChooseStringLayouts samples at once.
 const samplesAtOnce = 8
 
@@ -195,6 +203,14 @@ func (x *Executor) sampledLayout(ctx context.Context, s *Scan, i int) (layoutCho
 	key := cacheKey(x.Source.ID(), s.Table, s.Columns[i])
 	if c, ok := x.Cache.layouts.get(key); ok {
 		return c, nil
+	}
+	keeper, keeps := x.Source.(LayoutKeeper)
+	if keeps {
+		if arrowLayout, why, ok := keeper.KeptLayout(ctx, s.Table, s.Columns[i]); ok {
+			c := layoutChoice{arrow: arrowLayout, why: why}
+			x.Cache.layouts.put(key, c)
+			return c, nil
+		}
 	}
 	c, err := sampleLayout(ctx, x.Source, s.Table, s.Columns[i])
 	if err != nil {
@@ -206,6 +222,9 @@ func (x *Executor) sampledLayout(ctx context.Context, s *Scan, i int) (layoutCho
 		return layoutChoice{why: "dictionary (sampling failed: " + err.Error() + ")"}, nil
 	}
 	x.Cache.layouts.put(key, c)
+	if keeps {
+		keeper.KeepLayout(ctx, s.Table, s.Columns[i], c.arrow, c.why)
+	}
 	return c, nil
 }
 

@@ -439,3 +439,61 @@ func TestStringLayoutFromSampler(t *testing.T) {
 		t.Errorf("samples asked: %v", src.asked)
 	}
 }
+
+// keepingSource keeps layout decisions (LayoutKeeper) and counts samples.
+type keepingSource struct {
+	samplerSource
+	kept    map[string]string
+	samples int
+}
+
+func (s *keepingSource) SampleColumn(ctx context.Context, table, column string, rows int) (arrow.Array, error) {
+	s.mu.Lock()
+	s.samples++
+	s.mu.Unlock()
+	return s.samplerSource.SampleColumn(ctx, table, column, rows)
+}
+
+func (s *keepingSource) KeptLayout(ctx context.Context, table, column string) (bool, string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.kept[table+"."+column]
+	if !ok {
+		return false, "", false
+	}
+	return v[0] == '1', v[1:], true
+}
+
+func (s *keepingSource) KeepLayout(ctx context.Context, table, column string, arrowLayout bool, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	flag := "0"
+	if arrowLayout {
+		flag = "1"
+	}
+	s.kept[table+"."+column] = flag + why
+}
+
+// A decision kept by the source serves another cache (another process)
+// without a sample, with the same layout and the same EXPLAIN text.
+func TestStringLayoutKept(t *testing.T) {
+	src := &keepingSource{samplerSource: samplerSource{asked: map[string]int{}}, kept: map[string]string{}}
+	plans := make([]string, 2)
+	for i := range plans {
+		x := &Executor{Dev: strDev{}, Source: src, Cache: NewColumnCache()}
+		root := project(scanOf("s", "unique", "few"), nil, gpu.Col(0, dictT), gpu.Col(1, dictT))
+		if err := x.ChooseStringLayouts(context.Background(), root); err != nil {
+			t.Fatal(err)
+		}
+		if s := root.Input.(*Scan); s.Types[0].Kind != gpu.Str || s.Types[1].Kind != gpu.Dict {
+			t.Fatalf("pass %d: types %v", i, s.Types)
+		}
+		plans[i] = Explain(root, "host")
+	}
+	if src.samples != 2 {
+		t.Errorf("%d samples, want 2 (the first cache's only)", src.samples)
+	}
+	if plans[0] != plans[1] {
+		t.Errorf("the kept decision explains otherwise:\n%s\n%s", plans[0], plans[1])
+	}
+}

@@ -200,6 +200,46 @@ func (s *Store) Get(k Key) (arrow.Array, bool) {
 	return arr, true
 }
 
+// GetRecord returns the small record kept under k (PutRecord), or false.
+func (s *Store) GetRecord(k Key) ([]byte, bool) {
+	b, err := os.ReadFile(k.file(s.dir) + ".record")
+	if err != nil {
+		return nil, false
+	}
+	// The key's text, then the record: a hash collision is a miss.
+	what := []byte(k.what() + "\n")
+	if len(b) < len(what) || string(b[:len(what)]) != string(what) {
+		return nil, false
+	}
+	return b[len(what):], true
+}
+
+// PutRecord keeps a small record (what was decided about a column, not
+// its data) under k, written whole or not at all; errors only cost the
+// record.
+func (s *Store) PutRecord(k Key, record []byte) {
+	dir := filepath.Join(s.dir, k.Identity)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	s.removeOtherIdentities(k.Identity)
+	path := k.file(s.dir) + ".record"
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, err = f.Write(append([]byte(k.what()+"\n"), record...))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+}
+
 // The forms a column is kept in.
 const (
 	FormPlain      = "plain"

@@ -246,3 +246,22 @@ func TestLimit(t *testing.T) {
 		t.Error("a column over the limit was kept")
 	}
 }
+
+// A record put is got back under its key alone; another identity misses.
+func TestRecord(t *testing.T) {
+	s, _ := newStore(t)
+	id, _ := s.Identity()
+	k := Key{Identity: id, Table: "t", Column: "c", Form: "layout"}
+	if _, ok := s.GetRecord(k); ok {
+		t.Fatal("found before it was put")
+	}
+	s.PutRecord(k, []byte("1 arrow strings"))
+	if b, ok := s.GetRecord(k); !ok || string(b) != "1 arrow strings" {
+		t.Fatalf("got %q, %v", b, ok)
+	}
+	for _, other := range []Key{{Identity: "other", Table: "t", Column: "c", Form: "layout"}, {Identity: id, Table: "t", Column: "d", Form: "layout"}} {
+		if _, ok := s.GetRecord(other); ok {
+			t.Errorf("%+v: found under another key", other)
+		}
+	}
+}
