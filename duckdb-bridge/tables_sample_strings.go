@@ -2,7 +2,6 @@ package duckdbbridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -32,11 +31,10 @@ func (t *Tables) SampleColumn(ctx context.Context, table, column string, rows in
 	// against 17-23 ms with LIMIT alone). Not for a view (no rowid) nor a
 	// table whose own column is named rowid.
 	var arr arrow.Array
-	err = errNoRowid
 	if !q.ownRowid {
 		arr, err = fallback.QueryColumn(ctx, t.db, fmt.Sprintf("SELECT %s FROM %s WHERE rowid < %d LIMIT %d", q.values[0], q.from, rows, rows), f.Type)
 	}
-	if err != nil {
+	if arr == nil { // a view's query fails: it has no rowid
 		arr, err = fallback.QueryColumn(ctx, t.db, limited, f.Type)
 	}
 	if err != nil {
@@ -44,8 +42,6 @@ func (t *Tables) SampleColumn(ctx context.Context, table, column string, rows in
 	}
 	return arr, nil
 }
-
-var errNoRowid = errors.New("no rowid")
 
 // hasRowidColumn says whether a table has a column of its own named rowid
 // (which hides DuckDB's row ids).
