@@ -138,23 +138,11 @@ const (
 func newVectorCopier(lt bindings.LogicalType, want arrow.DataType) *vectorCopier {
 	var made arrow.DataType
 	c := &vectorCopier{kind: copyFixed}
-	switch bindings.GetTypeId(lt) {
-	case bindings.TypeTinyInt:
-		made, c.width = arrow.PrimitiveTypes.Int8, 1
-	case bindings.TypeSmallInt:
-		made, c.width = arrow.PrimitiveTypes.Int16, 2
-	case bindings.TypeInteger:
-		made, c.width = arrow.PrimitiveTypes.Int32, 4
-	case bindings.TypeBigInt:
-		made, c.width = arrow.PrimitiveTypes.Int64, 8
-	case bindings.TypeFloat:
-		made, c.width = arrow.PrimitiveTypes.Float32, 4
-	case bindings.TypeDouble:
-		made, c.width = arrow.PrimitiveTypes.Float64, 8
-	case bindings.TypeDate:
-		made, c.width = arrow.FixedWidthTypes.Date32, 4
-	case bindings.TypeTimestamp:
-		made, c.width = &arrow.TimestampType{Unit: arrow.Microsecond}, 8
+	id := bindings.GetTypeId(lt)
+	if f, ok := fixedOfDuck(id); ok {
+		made, c.width = f.arrowType, f.width
+	}
+	switch id {
 	case bindings.TypeBoolean:
 		made, c.width, c.kind = arrow.FixedWidthTypes.Boolean, 1, copyBool
 	case bindings.TypeVarchar:
@@ -162,19 +150,11 @@ func newVectorCopier(lt bindings.LogicalType, want arrow.DataType) *vectorCopier
 	case bindings.TypeDecimal:
 		made = &arrow.Decimal128Type{Precision: int32(bindings.DecimalWidth(lt)), Scale: int32(bindings.DecimalScale(lt))}
 		c.kind = copyDecimal
-		switch bindings.DecimalInternalType(lt) {
-		case bindings.TypeSmallInt:
-			c.width = 2
-		case bindings.TypeInteger:
-			c.width = 4
-		case bindings.TypeBigInt:
-			c.width = 8
-		case bindings.TypeHugeInt:
-			c.width = 16
-		default:
+		if c.width = decimalStorageWidth(bindings.DecimalInternalType(lt)); c.width == 0 {
 			return nil
 		}
-	default:
+	}
+	if made == nil {
 		return nil
 	}
 	if !arrow.TypeEqual(made, want) {

@@ -745,46 +745,18 @@ func (j *scatterJob) close() {
 // strings (utf8) as lengths and chunks.
 func scatterSpecOf(t arrow.DataType) (C.rg_scatter, arrow.DataType, bool) {
 	var s C.rg_scatter
-	fixed := func(id bindings.Type, width int) (C.rg_scatter, arrow.DataType, bool) {
-		s.type_id, s.in_width, s.out_width = C.int32_t(id), C.int32_t(width), C.int32_t(width)
+	if f, ok := fixedOfArrow(t); ok {
+		s.type_id, s.in_width, s.out_width = C.int32_t(f.duck), C.int32_t(f.width), C.int32_t(f.width)
 		return s, t, true
 	}
 	switch d := t.(type) {
-	case *arrow.Int8Type:
-		return fixed(bindings.TypeTinyInt, 1)
-	case *arrow.Int16Type:
-		return fixed(bindings.TypeSmallInt, 2)
-	case *arrow.Int32Type:
-		return fixed(bindings.TypeInteger, 4)
-	case *arrow.Int64Type:
-		return fixed(bindings.TypeBigInt, 8)
-	case *arrow.Float32Type:
-		return fixed(bindings.TypeFloat, 4)
-	case *arrow.Float64Type:
-		return fixed(bindings.TypeDouble, 8)
-	case *arrow.Date32Type:
-		return fixed(bindings.TypeDate, 4)
-	case *arrow.TimestampType:
-		if d.Unit == arrow.Microsecond && d.TimeZone == "" {
-			return fixed(bindings.TypeTimestamp, 8)
-		}
 	case *arrow.StringType:
 		// Each row's length, then the bytes a chunk at a time (rg_copy_strings).
 		s.type_id, s.in_width, s.out_width, s.strings = C.RG_VARCHAR, 16, 4, 1
 		return s, t, true
 	case *arrow.Decimal128Type:
-		// DuckDB's internal integer for a decimal of this precision.
-		s.decimal, s.out_width = 1, 16
-		switch {
-		case d.Precision <= 4:
-			s.type_id, s.in_width = C.int32_t(bindings.TypeSmallInt), 2
-		case d.Precision <= 9:
-			s.type_id, s.in_width = C.int32_t(bindings.TypeInteger), 4
-		case d.Precision <= 18:
-			s.type_id, s.in_width = C.int32_t(bindings.TypeBigInt), 8
-		default:
-			s.type_id, s.in_width = C.int32_t(bindings.TypeHugeInt), 16
-		}
+		id := decimalStorage(d.Precision)
+		s.decimal, s.type_id, s.in_width, s.out_width = 1, C.int32_t(id), C.int32_t(decimalStorageWidth(id)), 16
 		if d.Precision <= 18 {
 			s.out_width = 8
 			return s, &arrow.Decimal64Type{Precision: d.Precision, Scale: d.Scale}, true
