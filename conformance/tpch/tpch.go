@@ -57,8 +57,12 @@ func FindGenerator(repoRoot string) (string, error) {
 	return "", errors.New("tpchgen-cli not found: run `make setup` (it installs it under .tools/bin) or set RIGEL_TPCHGEN")
 }
 
-// Build generates scale factor sf as Parquet in a folder beside dbPath and
-// loads it into a new DuckDB database file at dbPath (replacing it).
+// Build generates scale factor sf and loads it into a new DuckDB database
+// file at dbPath (replacing it), one table at a time: a table's Parquet
+// is generated into a folder beside dbPath, inserted, and removed before
+// the next table's is generated, so that the Parquet of the whole scale
+// factor and the database never sit on the disk together (at SF100 they
+// would not fit a 64 GB disk; lineitem's Parquet alone is about 20 GB).
 func Build(ctx context.Context, generator string, sf float64, dbPath string, progress func(string)) error {
 	if progress == nil {
 		progress = func(string) {}
@@ -67,11 +71,7 @@ func Build(ctx context.Context, generator string, sf float64, dbPath string, pro
 	if err := os.MkdirAll(parquetDir, 0o755); err != nil {
 		return err
 	}
-	progress(fmt.Sprintf("generating TPC-H SF%g with %s into %s", sf, generator, parquetDir))
-	cmd := exec.CommandContext(ctx, generator, "parquet", "-s", fmt.Sprint(sf), "--output-dir="+parquetDir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("tpchgen-cli: %v: %s", err, strings.TrimSpace(string(out)))
-	}
+	defer os.RemoveAll(parquetDir)
 	tmp := dbPath + ".loading"
 	os.Remove(tmp)
 	os.Remove(tmp + ".wal")
@@ -84,11 +84,19 @@ func Build(ctx context.Context, generator string, sf float64, dbPath string, pro
 		return fmt.Errorf("create TPC-H schema: %w", err)
 	}
 	for _, t := range Tables {
+		progress(fmt.Sprintf("generating %s of TPC-H SF%g with %s into %s", t, sf, generator, parquetDir))
+		cmd := exec.CommandContext(ctx, generator, "parquet", "-s", fmt.Sprint(sf), "--tables="+t, "--output-dir="+parquetDir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("tpchgen-cli (table %s): %v: %s", t, err, strings.TrimSpace(string(out)))
+		}
 		progress("loading " + t)
 		file := filepath.Join(parquetDir, t+".parquet")
 		q := fmt.Sprintf("INSERT INTO %s SELECT * FROM read_parquet('%s')", t, strings.ReplaceAll(file, "'", "''"))
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("load %s: %w", t, err)
+		}
+		if err := os.Remove(file); err != nil {
+			return err
 		}
 	}
 	if _, err := db.ExecContext(ctx, "CHECKPOINT"); err != nil {
@@ -97,8 +105,5 @@ func Build(ctx context.Context, generator string, sf float64, dbPath string, pro
 	if err := db.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, dbPath); err != nil {
-		return err
-	}
-	return os.RemoveAll(parquetDir)
+	return os.Rename(tmp, dbPath)
 }

@@ -40,6 +40,10 @@ type Store struct {
 	// minFree is the free space a write must leave on the store's file
 	// system; a write that would leave less is skipped.
 	minFree int64
+	// writing is the bytes of the writes under way (guarded by mu): the
+	// free space a write sees is the file system's less theirs, so that
+	// columns written side by side do not each count the same free space.
+	writing int64
 	// limit bounds the bytes of the store's files (SetLimit); the least
 	// recently used go first. 0: none.
 	limit int64
@@ -297,9 +301,11 @@ func (s *Store) put(k Key, arr arrow.Array) (int64, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
-	if free, err := freeBytes(dir); err == nil && free-size < s.minFree {
-		return 0, nil
+	release, err := s.reserve(dir, size)
+	if err != nil {
+		return 0, err
 	}
+	defer release()
 	s.removeOtherIdentities(k.Identity)
 	if s.limit > 0 && !s.makeRoom(dir, size) {
 		return 0, nil
@@ -313,6 +319,26 @@ func (s *Store) put(k Key, arr arrow.Array) (int64, error) {
 	}
 	return size, nil
 }
+
+// reserve counts size bytes as being written to dir's file system until
+// release; an error when the file system would keep less than the store's
+// free space (the write is skipped: the disk is the user's, not the cache's).
+func (s *Store) reserve(dir string, size int64) (release func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if free, err := freeBytes(dir); err == nil && free-s.writing-size < s.minFree {
+		return nil, fmt.Errorf("not kept: writing %s would leave less than %s free on the disk of %s (%s free, %s being written)",
+			sizeText(size), sizeText(s.minFree), s.dir, sizeText(free), sizeText(s.writing))
+	}
+	s.writing += size
+	return func() {
+		s.mu.Lock()
+		s.writing -= size
+		s.mu.Unlock()
+	}, nil
+}
+
+func sizeText(n int64) string { return fmt.Sprintf("%.2f GB", float64(n)/1e9) }
 
 // makeRoom removes the least recently used files of dir (an identity's:
 // the others are gone already) until size more bytes fit the limit; false

@@ -3,6 +3,7 @@ package colstore
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -264,4 +265,33 @@ func TestRecord(t *testing.T) {
 			t.Errorf("%+v: found under another key", other)
 		}
 	}
+}
+
+// Writes side by side must not each count the same free space: a second
+// write that would leave less than the store's free space while the first
+// is under way is refused, and fits again once the first is done.
+func TestReserveCountsWritesUnderWay(t *testing.T) {
+	s, _ := newStore(t)
+	dir := t.TempDir()
+	free, err := freeBytes(dir)
+	if err != nil {
+		t.Skip("free space unknown on this system:", err)
+	}
+	const size = 100 << 20
+	s.minFree = free - 3*size/2 // room for one write of size, not two
+	release, err := s.reserve(dir, size)
+	if err != nil {
+		t.Fatalf("the first write should fit: %v", err)
+	}
+	if _, err := s.reserve(dir, size); err == nil {
+		t.Fatal("a second write counted the free space the first one takes")
+	} else if !strings.Contains(err.Error(), "free on the disk") {
+		t.Fatalf("the refusal should say why: %v", err)
+	}
+	release()
+	release, err = s.reserve(dir, size)
+	if err != nil {
+		t.Fatalf("after the first write, another should fit: %v", err)
+	}
+	release()
 }
