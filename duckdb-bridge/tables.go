@@ -11,7 +11,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/rigel-db/rigel/fallback"
+	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/internal/colstore"
+	"github.com/rigel-db/rigel/internal/duckarrow"
 	"github.com/rigel-db/rigel/physical"
 )
 
@@ -252,6 +254,10 @@ func (t *Tables) readColumn(ctx context.Context, table, column string, dict bool
 		}
 	}
 	arr, err := t.stored(ctx, q, form, read)
+	if errors.Is(err, duckarrow.ErrStringsTooLong) {
+		// TPC-H SF100's o_comment (7.3 GB): the query runs on DuckDB.
+		return nil, fmt.Errorf("%s.%s holds more than 2 GB of characters, more than a device string column addresses (32-bit offsets): %w", q.ref.name, f.Name, gpu.ErrUnsupported)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("duckdb tables: scan of %s.%s: %w", q.ref.name, f.Name, err)
 	}

@@ -3,6 +3,7 @@ package physical
 import (
 	"container/list"
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -45,6 +46,12 @@ type ColumnCache struct {
 	// budget bounds the host memory of loads (loadbudget.go): the
 	// process's when nil.
 	budget *loadBudget
+	// refused keeps, per column, a load that failed because the device
+	// cannot hold the column (gpu.ErrUnsupported: a string column of more
+	// than 2 GB of characters): later scans of it fail at once, and their
+	// queries run on DuckDB without scanning the table again first.
+	// Invalidate forgets them with the table's columns.
+	refused map[string]error
 }
 
 func (c *ColumnCache) loads() *loadBudget {
@@ -151,6 +158,11 @@ func (c *ColumnCache) get(ctx context.Context, dev gpu.Device, src TableSource, 
 			missing = append(missing, i)
 			st.CacheMisses++
 			c.stats.Misses++
+		}
+	}
+	for _, i := range missing {
+		if err, ok := c.refused[scanKey(src.ID(), s, i)]; ok {
+			return nil, err
 		}
 	}
 	if len(missing) > 0 {
@@ -311,6 +323,12 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 		if r.err != nil && firstErr == nil {
 			firstErr = r.err
 		}
+		if errors.Is(r.err, gpu.ErrUnsupported) {
+			if c.refused == nil {
+				c.refused = map[string]error{}
+			}
+			c.refused[scanKey(src.ID(), s, missing[j])] = r.err
+		}
 		out[j] = r.col
 		bytes += r.bytes
 	}
@@ -458,6 +476,11 @@ func (c *ColumnCache) Invalidate(src, table string) {
 		if strings.HasPrefix(k, prefix) {
 			c.remove(e)
 			c.stats.Invalidations++
+		}
+	}
+	for k := range c.refused {
+		if strings.HasPrefix(k, prefix) {
+			delete(c.refused, k)
 		}
 	}
 	c.layouts.forget(prefix)

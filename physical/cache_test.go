@@ -2,6 +2,8 @@ package physical
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -164,5 +166,56 @@ func TestRunWithTinyCache(t *testing.T) {
 	}
 	if s := x.Cache.Stats(); s.Evictions != 2 {
 		t.Fatalf("stats %+v, want 2 evictions", s)
+	}
+}
+
+// refusingSource reads every column as memSource does, except "big",
+// which the device cannot hold: the source says so with gpu.ErrUnsupported
+// after reading it (as a string column of more than 2 GB of characters
+// does, having scanned the table).
+type refusingSource struct {
+	memSource
+	reads int
+}
+
+func (s *refusingSource) ReadColumn(ctx context.Context, table, column string) (arrow.Array, error) {
+	s.reads++
+	if column == "big" {
+		return nil, fmt.Errorf("%s.%s holds more than a device column addresses: %w", table, column, gpu.ErrUnsupported)
+	}
+	arrs, err := readColumns(ctx, &s.memSource, table, []string{column})
+	if err != nil {
+		return nil, err
+	}
+	return arrs[0], nil
+}
+
+// A column the device cannot hold is read once: later scans of it fail at
+// once with the same error (their queries run on DuckDB without scanning
+// the table again), until the table is invalidated.
+func TestCacheRemembersRefusedColumns(t *testing.T) {
+	c := NewColumnCache()
+	src := &refusingSource{}
+	scan := func() error {
+		var pins []*cacheEntry
+		var st ScanStats
+		_, err := c.get(context.Background(), host.New(), src, &Scan{Table: "t", Columns: []string{"k", "big"}, Types: []gpu.Type{i64, i64}}, &st, &pins)
+		c.unpin(pins)
+		return err
+	}
+	for i := range 3 {
+		if err := scan(); !errors.Is(err, gpu.ErrUnsupported) {
+			t.Fatalf("scan %d: want the device's refusal, got %v", i, err)
+		}
+	}
+	if src.reads != 2 { // k and big, once
+		t.Fatalf("the source was read %d times, want 2 (the refusal remembered)", src.reads)
+	}
+	c.Invalidate(src.ID(), "t")
+	if err := scan(); !errors.Is(err, gpu.ErrUnsupported) {
+		t.Fatalf("after Invalidate: want the device's refusal, got %v", err)
+	}
+	if src.reads != 4 {
+		t.Fatalf("after Invalidate the source was read %d times in all, want 4 (read again)", src.reads)
 	}
 }

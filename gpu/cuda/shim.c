@@ -214,7 +214,7 @@ static void *rg_copy_run(void *arg) {
     return NULL;
 }
 
-static void rg_parallel_copy(void *dst, const void *src, size_t n) {
+void rg_parallel_copy(void *dst, const void *src, size_t n) {
     size_t parts = n / RG_COPY_MIN_PART;
     if (parts > RG_COPY_THREADS) parts = RG_COPY_THREADS;
     if (parts < 2) {
@@ -224,7 +224,11 @@ static void rg_parallel_copy(void *dst, const void *src, size_t n) {
     rg_copy_part part[RG_COPY_THREADS];
     pthread_t th[RG_COPY_THREADS];
     int started[RG_COPY_THREADS] = {0};
-    size_t each = (n / parts + 63) & ~(size_t)63;
+    // Each part a whole number of cache lines, and parts * each >= n: the
+    // share is rounded up before the alignment (n / parts rounded down, when
+    // already aligned, dropped the last n % parts bytes: TPC-H SF100's
+    // p_name lost its last row's tail, bench/results/2026-11-28-h200-tpch-sf100-v34.md).
+    size_t each = ((n + parts - 1) / parts + 63) & ~(size_t)63;
     for (size_t i = 0, off = 0; i < parts; i++, off += each) {
         part[i].dst = (char *)dst + off;
         part[i].src = (const char *)src + off;

@@ -67,6 +67,9 @@ CUresult rg_copy_dtod(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n,
 // on error.
 CUresult rg_upload_small(CUcontext ctx, CUstream s, CUdeviceptr dst, const void *src, size_t n,
                          void *pin, CUevent ev, const char **stage);
+// rg_parallel_copy copies n bytes on up to 8 threads (the staging copy of
+// an upload).
+void rg_parallel_copy(void *dst, const void *src, size_t n);
 CUresult rg_upload(CUcontext ctx, CUstream s, CUdeviceptr dst, const void *src, size_t n,
                    void *pin0, void *pin1, CUevent e0, CUevent e1, size_t chunk,
                    const char **stage);

@@ -402,3 +402,12 @@ func (d *Device) freeDirect(p uint64) {
 	delete(d.direct, p)
 	d.cx.free(p)
 }
+
+// parallelCopy is an upload's staging copy (rg_parallel_copy) on Go
+// slices, so that tests check it without a device: it splits large copies
+// over threads, and each split must cover every byte.
+func parallelCopy(dst, src []byte) {
+	if n := min(len(dst), len(src)); n > 0 {
+		C.rg_parallel_copy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), C.size_t(n))
+	}
+}

@@ -268,7 +268,7 @@ func (c *vectorCopier) appendStrings(src []byte, mask *uint64, n int) error {
 				s = unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&v[8]))), l)
 			}
 			if len(c.data.B)+l > 1<<31-1 {
-				return fmt.Errorf("duckarrow: a string column of more than %d bytes exceeds Arrow's 32-bit offsets", 1<<31-1)
+				return ErrStringsTooLong
 			}
 			if err := c.data.Add(s); err != nil {
 				return err

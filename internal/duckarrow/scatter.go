@@ -265,7 +265,7 @@ static int rg_copy_strings(rg_scatter *s, const char *src, const uint64_t *mask,
 // rg_scatter_strings_finish turns the lengths into offsets (32-bit, as
 // Arrow's strings) and copies the chunks' bytes into chars at them; chars
 // NULL: only the offsets and the total. It returns the characters' total,
-// or -1 when the chunks do not cover the rows once each or the total
+// -1 when the chunks do not cover the rows once each, or -2 when the total
 // passes 2^31-1.
 static int64_t rg_scatter_strings_finish(rg_scatter *s, char *chars) {
 	int32_t *offs = (int32_t *)s->data;
@@ -282,7 +282,7 @@ static int64_t rg_scatter_strings_finish(rg_scatter *s, char *chars) {
 		for (int64_t r = 1; r <= s->rows; r++) {
 			total += offs[r];
 			if (total > 2147483647) {
-				return -1;
+				return -2;
 			}
 			offs[r] = (int32_t)total;
 		}
@@ -481,6 +481,11 @@ import (
 // does not copy, a table whose rowids are not 0 to its row count less one,
 // a view): read it another way (QueryColumn).
 var ErrNotScattered = errors.New("duckarrow: the column cannot be read by rowid")
+
+// ErrStringsTooLong: a string column's characters pass 2^31-1 bytes, more
+// than an Arrow string array's 32-bit offsets (and a device string
+// column's) address. No other way of reading the column makes it fit.
+var ErrStringsTooLong = fmt.Errorf("duckarrow: a string column of more than %d bytes of characters exceeds Arrow's 32-bit offsets", 1<<31-1)
 
 // scatterFunction is the scalar function ScatterColumn registers.
 const scatterFunction = "rigel_scatter_column"
@@ -690,8 +695,11 @@ func (j *scatterJob) array(want arrow.DataType) (arrow.Array, error) {
 	var chars offheap.Region
 	if j.s.strings != 0 {
 		total := int64(C.rg_scatter_strings_finish(j.s, nil))
+		if total == -2 {
+			return nil, ErrStringsTooLong
+		}
 		if total < 0 {
-			return nil, errors.Join(ErrNotScattered, fmt.Errorf("duckarrow: the strings of %d rows did not come as whole chunks, or pass 2 GB", rows))
+			return nil, errors.Join(ErrNotScattered, fmt.Errorf("duckarrow: the strings of %d rows did not come as whole chunks", rows))
 		}
 		if err := chars.Extend(int(total)); err != nil {
 			return nil, err

@@ -1,0 +1,1 @@
+SELECT count(*), sum(p_partkey) FROM part WHERE p_name LIKE '%green%'

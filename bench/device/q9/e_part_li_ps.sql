@@ -1,0 +1,1 @@
+SELECT count(*), sum(ps_supplycost * l_quantity), sum(l_orderkey) FROM part, lineitem, partsupp WHERE p_partkey = l_partkey AND ps_partkey = l_partkey AND ps_suppkey = l_suppkey AND p_name LIKE '%green%'

@@ -1,0 +1,1 @@
+SELECT n_name, count(*), sum(l_extendedprice * (1 - l_discount) - ps_supplycost * l_quantity) FROM part, supplier, lineitem, partsupp, nation WHERE s_suppkey = l_suppkey AND ps_suppkey = l_suppkey AND ps_partkey = l_partkey AND p_partkey = l_partkey AND s_nationkey = n_nationkey AND p_name LIKE '%green%' GROUP BY 1 ORDER BY 1
