@@ -112,6 +112,27 @@ func TestTPCHHost(t *testing.T) {
 	checkTPCH(t, openEngine(t, host.New()), duckdbbridge.OnHost)
 }
 
+// TestTPCHHostInSegments loads every table of more than 100,000 rows a
+// segment of 100,000 rows at a time (lineitem: 6 at SF0.1; physical's
+// loadsegments.go), from DuckDB's scan (the column store off), and checks
+// the 22 answers.
+func TestTPCHHostInSegments(t *testing.T) {
+	t.Setenv("RIGEL_LOAD_SEGMENT_ROWS", "100000")
+	t.Setenv("RIGEL_COLUMN_STORE", "off")
+	checkTPCH(t, openEngine(t, host.New()), duckdbbridge.OnHost)
+}
+
+func TestTPCHCudaInSegments(t *testing.T) {
+	dev, err := cuda.Open()
+	if err != nil {
+		t.Skipf("SKIP: no GPU: %v", err)
+	}
+	defer dev.Close()
+	t.Setenv("RIGEL_LOAD_SEGMENT_ROWS", "100000")
+	t.Setenv("RIGEL_COLUMN_STORE", "off")
+	checkTPCH(t, openEngine(t, dev), duckdbbridge.OnGPU)
+}
+
 // TestTPCHProgram runs the 22 queries with every pipeline the CUDA
 // device's interpreter would run evaluated from its program in Go
 // (cuda.ProgramChecker, joins composed so that theirs are too): what a

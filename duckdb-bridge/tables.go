@@ -254,14 +254,20 @@ func (t *Tables) readColumn(ctx context.Context, table, column string, dict bool
 		}
 	}
 	arr, err := t.stored(ctx, q, form, read)
-	if errors.Is(err, duckarrow.ErrStringsTooLong) {
-		// TPC-H SF100's o_comment (7.3 GB): the query runs on DuckDB.
-		return nil, fmt.Errorf("%s.%s holds more than 2 GB of characters, more than a device string column addresses (32-bit offsets): %w", q.ref.name, f.Name, gpu.ErrUnsupported)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("duckdb tables: scan of %s.%s: %w", q.ref.name, f.Name, err)
+		return nil, q.readError(err)
 	}
 	return arr, nil
+}
+
+// readError is the error of reading q's column.
+func (q scanSQL) readError(err error) error {
+	name := q.schema.Field(0).Name
+	if errors.Is(err, duckarrow.ErrStringsTooLong) {
+		// TPC-H SF100's o_comment (7.3 GB): the query runs on DuckDB.
+		return fmt.Errorf("%s.%s holds more than 2 GB of characters, more than a device string column addresses (32-bit offsets): %w", q.ref.name, name, gpu.ErrUnsupported)
+	}
+	return fmt.Errorf("duckdb tables: scan of %s.%s: %w", q.ref.name, name, err)
 }
 
 // scan is ScanColumns, of the first limit rows when limit >= 0.

@@ -9,7 +9,10 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rigel-db/rigel/fallback"
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/internal/arrowrec"
 	"github.com/rigel-db/rigel/internal/colstore"
 	"github.com/rigel-db/rigel/physical"
 )
@@ -217,3 +220,92 @@ func (t *Tables) KeepLayout(ctx context.Context, table, column string, arrowLayo
 }
 
 var _ physical.LayoutKeeper = (*Tables)(nil)
+
+var _ physical.SegmentReader = (*Tables)(nil)
+
+// ReadColumnSegments reads one column of the table a segment of at most
+// per rows at a time (physical.SegmentReader), as a dictionary when dict
+// is set and the column holds strings: from the database file's column
+// store where it kept the column (its file's segments, cut to per rows:
+// slices of the map, nothing copied), else by DuckDB's scan a segment at a
+// time (fallback.ReadColumnSegments), kept in the store as it goes, a
+// segment behind (colstore.SegmentWriter).
+func (t *Tables) ReadColumnSegments(ctx context.Context, table, column string, dict bool, per int64, put func(arrow.Array) error) error {
+	q, err := t.scanQuery(ctx, table, []string{column})
+	if err != nil {
+		return err
+	}
+	f := q.schema.Field(0)
+	form := colstore.FormPlain
+	if dict = dict && arrow.TypeEqual(f.Type, arrow.BinaryTypes.String); dict {
+		form = colstore.FormDictionary
+	}
+	s, err := t.storeOf(ctx, q.ref)
+	if err != nil {
+		return err
+	}
+	var k colstore.Key
+	if s != nil {
+		id, err := s.Identity()
+		if err != nil {
+			s = nil
+		} else {
+			k = colstore.Key{Identity: id, Table: q.from, Column: q.values[0], Form: form}
+			if parts, ok := s.GetSegments(k); ok {
+				return putSlices(parts, per, put)
+			}
+		}
+	}
+	var w *colstore.SegmentWriter
+	first := true
+	err = fallback.ReadColumnSegments(ctx, t.db, q.from, q.values[0], f.Type, dict, per, func(arr arrow.Array) error {
+		if first && s != nil && keepable(arr, form) && arr.Len() > 0 {
+			// The estimate the disk space is reserved by: this segment's
+			// bytes for each segment of the table.
+			if rows, err := t.Rows(ctx, table); err == nil {
+				w = s.NewSegmentWriter(k, arrowrec.DataBytes(arr.Data())*((rows+int64(arr.Len())-1)/int64(arr.Len())))
+			}
+		}
+		first = false
+		if w != nil {
+			if keepable(arr, form) {
+				w.Append(arr)
+			} else {
+				w.Abort()
+				w = nil
+			}
+		}
+		return put(arr)
+	})
+	if w != nil {
+		// Kept only when the file did not change while it was read.
+		if now, ierr := s.Identity(); err == nil && ierr == nil && now == k.Identity {
+			w.Commit()
+		} else {
+			w.Abort()
+		}
+	}
+	if err != nil {
+		return q.readError(err)
+	}
+	return nil
+}
+
+// putSlices hands parts to put in pieces of at most per rows (slices:
+// their buffers are the parts'), and releases the parts.
+func putSlices(parts []arrow.Array, per int64, put func(arrow.Array) error) error {
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	for _, p := range parts {
+		n := int64(p.Len())
+		for i := int64(0); i == 0 || i < n; i += per {
+			if err := put(array.NewSlice(p, i, min(i+per, n))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // storeTestDB makes a database file with a table of the column kinds
@@ -189,5 +190,69 @@ func TestColumnStoreKeepsLayouts(t *testing.T) {
 	defer db.Close()
 	if _, _, ok := tb.KeptLayout(ctx, "t", "note"); ok {
 		t.Fatal("a decision kept for the database before it changed")
+	}
+}
+
+// readSegmentsOf reads a column in segments of at most per rows and gives
+// it back whole, failing when a segment of a table is longer.
+func readSegmentsOf(t *testing.T, per int64, dict bool) readFn {
+	return func(tb *Tables, table, column string) (arrow.Array, error) {
+		var parts []arrow.Array
+		err := tb.ReadColumnSegments(context.Background(), table, column, dict, per, func(a arrow.Array) error {
+			if table == "t" && int64(a.Len()) > per {
+				t.Errorf("%s.%s: a segment of %d rows, more than %d", table, column, a.Len(), per)
+			}
+			parts = append(parts, a)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			for _, p := range parts {
+				p.Release()
+			}
+		}()
+		return array.Concatenate(parts, memory.DefaultAllocator)
+	}
+}
+
+// A column read in segments is the column read whole, in either form; the
+// column store keeps it as it goes, and a second process reads it from
+// there, in segments again (also of another size); a view, which DuckDB
+// cannot read by rowid, comes whole, as one segment.
+func TestColumnStoreKeepsSegments(t *testing.T) {
+	path := storeTestDB(t)
+	whole := map[string]readFn{"d": readPlain, "day": readPlain, "n": readPlain, "mode": readDict}
+	t.Setenv("RIGEL_COLUMN_STORE", "off")
+	want, _ := read(t, path, whole, "t")
+	t.Setenv("RIGEL_COLUMN_STORE", "")
+	segs := func(per int64) map[string]readFn {
+		return map[string]readFn{"d": readSegmentsOf(t, per, false), "day": readSegmentsOf(t, per, false), "n": readSegmentsOf(t, per, false), "mode": readSegmentsOf(t, per, true)}
+	}
+	first, tb1 := read(t, path, segs(3000), "t")
+	if st := tb1.StoreStats(); st.Hits != 0 || st.Written != 4 {
+		t.Fatalf("first process: %+v, want 4 columns written and no hit", st)
+	}
+	second, tb2 := read(t, path, segs(7000), "t")
+	if st := tb2.StoreStats(); st.Hits != 4 || st.Misses != 0 {
+		t.Fatalf("second process: %+v, want 4 hits", st)
+	}
+	for c := range whole {
+		for i, got := range []arrow.Array{first[c], second[c]} {
+			if !arrow.TypeEqual(got.DataType(), want[c].DataType()) || !array.Equal(got, want[c]) {
+				t.Fatalf("%s, process %d: the column read in segments differs from the whole (%s, %s)", c, i+1, got.DataType(), want[c].DataType())
+			}
+			got.Release()
+		}
+		want[c].Release()
+	}
+	views, tbv := read(t, path, map[string]readFn{"n": readSegmentsOf(t, 3000, false)}, "v")
+	if views["n"].Len() != 20000 {
+		t.Fatalf("the view's column: %d rows", views["n"].Len())
+	}
+	views["n"].Release()
+	if st := tbv.StoreStats(); st.Written != 0 {
+		t.Fatalf("a view: %+v, want nothing kept", st)
 	}
 }

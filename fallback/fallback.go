@@ -73,6 +73,30 @@ func ReadDictionaryColumn(ctx context.Context, db *sql.DB, from, value string) (
 	})
 }
 
+// ReadColumnSegments reads a column as ReadColumn (ReadDictionaryColumn
+// when dict is set) does, per rows at a time in row order, handing each
+// segment to put, which owns it (duckarrow.ScatterSegments): the host holds
+// one segment instead of the column. Where DuckDB's scan cannot write the
+// column by rowid, the column is read whole, as ReadColumn reads it, and
+// put once.
+func ReadColumnSegments(ctx context.Context, db *sql.DB, from, value string, want arrow.DataType, dict bool, per int64, put func(arrow.Array) error) error {
+	conn, err := onArrow(ctx, db, func(a *duckarrow.Arrow) error {
+		err := a.ScatterSegments(ctx, from, value, want, dict, per, put, duckguard.Statement())
+		if !errors.Is(err, duckarrow.ErrNotScattered) {
+			return err
+		}
+		whole, err := a.QueryColumn(ctx, "SELECT "+value+" FROM "+from, want, duckguard.Statement())
+		if err != nil {
+			return err
+		}
+		return put(whole)
+	})
+	if err != nil {
+		return err
+	}
+	return closeQuietly(conn)
+}
+
 // QueryColumn runs a query of one column of type want on DuckDB and
 // returns its whole result as one array (duckarrow.QueryColumn: DuckDB's
 // vectors copied, not converted a chunk at a time).

@@ -233,6 +233,17 @@ type Device interface {
 	Close() error
 }
 
+// SegmentUploader is implemented by devices that fill a table column a
+// segment at a time: the host then holds one segment of a column instead
+// of all of it (TPC-H SF100's lineitem columns are 4.8 GB each). segments
+// runs the reading: it calls put with each segment's array in row order
+// (put owns it) and returns put's first error. The column is the one
+// Upload makes of the segments one after the other: rows rows, nullable
+// when any segment has nulls, Dict with the segments' one dictionary.
+type SegmentUploader interface {
+	UploadSegments(ctx context.Context, rows int, segments func(put func(arrow.Array) error) error) (Column, error)
+}
+
 // BatchDownloader is implemented by devices that copy several columns back
 // faster together than one by one (one synchronization instead of one per
 // column). The engine uses it where a device offers it.

@@ -52,6 +52,9 @@ type ColumnCache struct {
 	// queries run on DuckDB without scanning the table again first.
 	// Invalidate forgets them with the table's columns.
 	refused map[string]error
+	// segmentRows is the rows of a column a load holds on the host at a
+	// time (loadsegments.go); 0: the process's (RIGEL_LOAD_SEGMENT_ROWS).
+	segmentRows int64
 }
 
 func (c *ColumnCache) loads() *loadBudget {
@@ -260,10 +263,18 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 		}
 		rows = n
 	}
+	per := c.segmentRows
+	if per == 0 {
+		var err error
+		if per, err = segmentRows(); err != nil {
+			return nil, err
+		}
+	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	var doneCols, doneBytes atomic.Int64
 	var reading, uploading atomic.Int64 // nanoseconds, summed over the columns
+	var segmented atomic.Int64          // columns loaded a segment at a time
 	stopProgress := c.progressEvery(loadProgressEvery, func() string {
 		gb := float64(doneBytes.Load()) / 1e9
 		return fmt.Sprintf("loading %s: %d of %d column(s) done, %.2f GB (%.2f GB/s)", s.Table, doneCols.Load(), len(missing),
@@ -284,8 +295,13 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 					r.err = fmt.Errorf("loading %s.%s: internal error (a bug): %v", s.Table, s.Columns[i], p)
 				}
 			}()
+			sr, su := segmentsOf(src, dev, rows, per, s.Types[i])
 			if rows >= 0 {
-				release, err := c.loads().acquire(ctx, loadBytes(rows, s.Types[i]), s.Table+"."+s.Columns[i])
+				held := loadBytes(rows, s.Types[i])
+				if su != nil {
+					held = loadBytes(per, s.Types[i]) // one segment at a time
+				}
+				release, err := c.loads().acquire(ctx, held, s.Table+"."+s.Columns[i])
 				if err != nil {
 					r.err = err
 					return
@@ -293,17 +309,25 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 				defer release() // after the upload: the encoding is gone
 			}
 			t0 := time.Now()
-			arr, err := readColumn(ctx, src, s.Table, s.Columns[i], s.Types[i].Kind == gpu.Dict)
-			if err != nil {
-				r.err = err
-				return
+			if su != nil {
+				segmented.Add(1)
+				var up time.Duration
+				r.col, r.bytes, up, r.err = loadSegments(ctx, sr, su, s.Table, s.Columns[i], s.Types[i], rows, per)
+				uploading.Add(int64(up))
+				reading.Add(int64(time.Since(t0) - up))
+			} else {
+				arr, err := readColumn(ctx, src, s.Table, s.Columns[i], s.Types[i].Kind == gpu.Dict)
+				if err != nil {
+					r.err = err
+					return
+				}
+				t1 := time.Now()
+				r.bytes = arrayBytes(arr)
+				r.col, r.err = upload(ctx, dev, arr, s.Types[i])
+				arr.Release()
+				reading.Add(int64(t1.Sub(t0)))
+				uploading.Add(int64(time.Since(t1)))
 			}
-			t1 := time.Now()
-			r.bytes = arrayBytes(arr)
-			r.col, r.err = upload(ctx, dev, arr, s.Types[i])
-			arr.Release()
-			reading.Add(int64(t1.Sub(t0)))
-			uploading.Add(int64(time.Since(t1)))
 			if r.err != nil {
 				r.err = fmt.Errorf("upload %s.%s: %w", s.Table, s.Columns[i], r.err)
 				return
@@ -345,7 +369,11 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 	took := time.Since(start)
 	// Where the time went, the columns' times added up (they overlap):
 	// reading from the source, then encoding and uploading.
-	c.progress(fmt.Sprintf("loaded %s: %d column(s), %d rows, %.2f GB in %s (%.2f GB/s; columns' read %s, upload %s)", s.Table, len(out), out[0].Len(),
+	inSegments := ""
+	if n := segmented.Load(); n > 0 {
+		inSegments = fmt.Sprintf(", %d of them in segments of %d rows", n, per)
+	}
+	c.progress(fmt.Sprintf("loaded %s: %d column(s)%s, %d rows, %.2f GB in %s (%.2f GB/s; columns' read %s, upload %s)", s.Table, len(out), inSegments, out[0].Len(),
 		float64(bytes)/1e9, took.Round(time.Millisecond), float64(bytes)/1e9/max(took.Seconds(), 1e-9),
 		time.Duration(reading.Load()).Round(time.Millisecond), time.Duration(uploading.Load()).Round(time.Millisecond)))
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -175,11 +176,11 @@ func TestRunWithTinyCache(t *testing.T) {
 // does, having scanned the table).
 type refusingSource struct {
 	memSource
-	reads int
+	reads atomic.Int64 // the columns load side by side
 }
 
 func (s *refusingSource) ReadColumn(ctx context.Context, table, column string) (arrow.Array, error) {
-	s.reads++
+	s.reads.Add(1)
 	if column == "big" {
 		return nil, fmt.Errorf("%s.%s holds more than a device column addresses: %w", table, column, gpu.ErrUnsupported)
 	}
@@ -208,14 +209,14 @@ func TestCacheRemembersRefusedColumns(t *testing.T) {
 			t.Fatalf("scan %d: want the device's refusal, got %v", i, err)
 		}
 	}
-	if src.reads != 2 { // k and big, once
-		t.Fatalf("the source was read %d times, want 2 (the refusal remembered)", src.reads)
+	if src.reads.Load() != 2 { // k and big, once
+		t.Fatalf("the source was read %d times, want 2 (the refusal remembered)", src.reads.Load())
 	}
 	c.Invalidate(src.ID(), "t")
 	if err := scan(); !errors.Is(err, gpu.ErrUnsupported) {
 		t.Fatalf("after Invalidate: want the device's refusal, got %v", err)
 	}
-	if src.reads != 4 {
-		t.Fatalf("after Invalidate the source was read %d times in all, want 4 (read again)", src.reads)
+	if src.reads.Load() != 4 {
+		t.Fatalf("after Invalidate the source was read %d times in all, want 4 (read again)", src.reads.Load())
 	}
 }

@@ -47,3 +47,14 @@ type DictionaryReader interface {
 type RowCounter interface {
 	Rows(ctx context.Context, table string) (int64, error)
 }
+
+// SegmentReader is a TableSource that reads a column a segment of rows at
+// a time, in row order (ColumnReader's arrays, or DictionaryReader's when
+// dict is set, cut into pieces of at most per rows), handing each to put,
+// which owns it; it returns put's first error. With a device that fills a
+// column a segment at a time (gpu.SegmentUploader), the column cache then
+// holds one segment of a column on the host, not the whole column. A
+// source may hand a column it cannot cut over whole, as one segment.
+type SegmentReader interface {
+	ReadColumnSegments(ctx context.Context, table, column string, dict bool, per int64, put func(arrow.Array) error) error
+}

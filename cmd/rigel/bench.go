@@ -17,6 +17,7 @@ import (
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/gpu/cuda"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
+	"github.com/rigel-db/rigel/internal/offheap"
 	"github.com/rigel-db/rigel/physical"
 )
 
@@ -92,9 +93,15 @@ func cmdBench(ctx context.Context, args []string) error {
 	fmt.Fprint(os.Stderr, b.String())
 	flushed := b.Len()
 	failed := 0
+	var peak int64 // the loads' host buffers, the most at once
+	peakOf := ""
 	for _, q := range qs {
 		fmt.Fprintf(os.Stderr, "rigel: bench %s\n", q.name)
+		offheap.ResetPeak()
 		row, err := benchQuery(ctx, eng, q.sql, *runs, bandwidth)
+		if p := offheap.Peak(); p > peak {
+			peak, peakOf = p, q.name
+		}
 		if err != nil {
 			// One query's failure is reported in its row; the others
 			// still run, so that a long benchmark is not lost to one.
@@ -113,6 +120,7 @@ func cmdBench(ctx context.Context, args []string) error {
 		fmt.Fprintf(&b, " (last error: %s)", oneLine(st.LastError))
 	}
 	b.WriteString("\n")
+	fmt.Fprintf(&b, "- host memory of the loads (rigel's buffers of columns read from DuckDB, not DuckDB's own nor the column store's mapped files): at most %.2f GB at once (%s)\n", float64(peak)/1e9, peakOf)
 	fmt.Fprint(os.Stderr, b.String()[flushed:])
 	fmt.Print(b.String())
 	if *out != "" {

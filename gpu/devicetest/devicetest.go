@@ -42,6 +42,7 @@ func cases() []testCase {
 	all = append(all, corpusCases()...)  // cases_corpus.go
 	all = append(all, strColCases()...)  // cases_strcol.go
 	all = append(all, strFlowCases()...) // cases_strflow.go
+	all = append(all, segmentCases()...) // cases_segments.go
 	return all
 }
 

@@ -162,23 +162,48 @@ const formatVersion = "rigel column store 1"
 
 // Get maps the column's file and returns its array (a dictionary array's
 // codes and strings come from two files), or false. The array's buffers
-// are the mapped file; its last Release unmaps it. A file that cannot be
-// read as the column is removed and is a miss.
+// are the mapped file; its last Release unmaps it. A file of several
+// segments (SegmentWriter) comes back as one array, copied together. A
+// file that cannot be read as the column is removed and is a miss.
 func (s *Store) Get(k Key) (arrow.Array, bool) {
+	parts, ok := s.GetSegments(k)
+	if !ok {
+		return nil, false
+	}
+	if len(parts) == 1 {
+		return parts[0], true
+	}
+	defer releaseAll(parts)
+	arr, err := array.Concatenate(parts, memory.DefaultAllocator)
+	if err != nil {
+		return nil, false
+	}
+	return arr, true
+}
+
+// GetSegments is Get's column as its file holds it: an array per segment
+// (one for a file Put wrote), each a mapped array, a dictionary form's
+// codes wrapped with its strings; or false.
+func (s *Store) GetSegments(k Key) ([]arrow.Array, bool) {
 	base := k.file(s.dir)
-	arr, n, err := readArray(base+".arrow", k.what())
+	arrs, n, err := readArrays(base+".arrow", k.what())
 	if err == nil && k.Form == FormDictionary {
-		var vals arrow.Array
+		var vals []arrow.Array
 		var m int64
-		vals, m, err = readArray(base+".dict.arrow", k.what())
+		vals, m, err = readArrays(base+".dict.arrow", k.what())
+		if err == nil && len(vals) != 1 {
+			releaseAll(vals)
+			err = fmt.Errorf("colstore: %s.dict.arrow holds %d dictionaries", base, len(vals))
+		}
 		if err == nil {
 			n += m
-			codes := arr
-			arr = array.NewDictionaryArray(&arrow.DictionaryType{IndexType: codes.DataType(), ValueType: vals.DataType()}, codes, vals)
-			codes.Release()
-			vals.Release()
+			for i, codes := range arrs {
+				arrs[i] = array.NewDictionaryArray(&arrow.DictionaryType{IndexType: codes.DataType(), ValueType: vals[0].DataType()}, codes, vals[0])
+				codes.Release()
+			}
+			vals[0].Release()
 		} else {
-			arr.Release()
+			releaseAll(arrs)
 		}
 	}
 	s.mu.Lock()
@@ -201,7 +226,7 @@ func (s *Store) Get(k Key) (arrow.Array, bool) {
 	if k.Form == FormDictionary {
 		os.Chtimes(base+".dict.arrow", now, now)
 	}
-	return arr, true
+	return arrs, true
 }
 
 // GetRecord returns the small record kept under k (PutRecord), or false.
@@ -427,14 +452,16 @@ func writeArray(path string, arr arrow.Array, what string) error {
 	return err
 }
 
-// readArray maps the Arrow IPC file at path and returns its one column,
+// readArrays maps the Arrow IPC file at path and returns its column, an
+// array per record batch (Put writes one, a SegmentWriter one a segment),
 // whose buffers are the map (see mapping), and the file's size.
-func readArray(path, what string) (arrow.Array, int64, error) {
+func readArrays(path, what string) ([]arrow.Array, int64, error) {
 	m, err := mapFile(path)
 	if err != nil {
 		return nil, 0, err
 	}
-	arr, err := func() (_ arrow.Array, err error) {
+	var out []arrow.Array
+	err = func() (err error) {
 		// A damaged file must be a miss, even where the IPC reader
 		// panics on it.
 		defer func() {
@@ -447,25 +474,35 @@ func readArray(path, what string) (arrow.Array, int64, error) {
 		// body is never larger than its file.
 		r, err := ipc.NewMappedFileReader(m.data, ipc.WithBodySizeLimit(int64(len(m.data))))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer r.Close()
-		if got, _ := r.Schema().Metadata().GetValue(metaKey); got != what || r.Schema().NumFields() != 1 || r.NumRecords() != 1 {
-			return nil, fmt.Errorf("colstore: %s holds another column", path)
+		if got, _ := r.Schema().Metadata().GetValue(metaKey); got != what || r.Schema().NumFields() != 1 || r.NumRecords() < 1 {
+			return fmt.Errorf("colstore: %s holds another column", path)
 		}
-		rec, err := r.RecordBatch(0)
-		if err != nil {
-			return nil, err
+		for i := range r.NumRecords() {
+			rec, err := r.RecordBatch(i)
+			if err != nil {
+				return err
+			}
+			d := m.wrap(rec.Column(0).Data())
+			out = append(out, array.MakeFromData(d))
+			d.Release()
 		}
-		d := m.wrap(rec.Column(0).Data())
-		defer d.Release()
-		return array.MakeFromData(d), nil
+		return nil
 	}()
-	m.release() // the map's own reference: the array's buffers hold the rest
+	m.release() // the map's own reference: the arrays' buffers hold the rest
 	if err != nil {
+		releaseAll(out)
 		return nil, 0, err
 	}
-	return arr, int64(len(m.data)), nil
+	return out, int64(len(m.data)), nil
+}
+
+func releaseAll(arrs []arrow.Array) {
+	for _, a := range arrs {
+		a.Release()
+	}
 }
 
 // allocator is memory.Allocator for buffers that are slices of a map:

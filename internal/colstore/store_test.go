@@ -295,3 +295,74 @@ func TestReserveCountsWritesUnderWay(t *testing.T) {
 	}
 	release()
 }
+
+// A column kept a segment at a time is got back as those segments
+// (GetSegments) and as the whole column (Get), in either form; an aborted
+// one leaves no file behind, and a column over the store's limit is not
+// started.
+func TestSegmentWriter(t *testing.T) {
+	s, _ := newStore(t)
+	id, err := s.Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, arr := range columns(t) {
+		form := FormPlain
+		if name == "dictionary" {
+			form = FormDictionary
+		}
+		k := Key{Identity: id, Table: `"main"."t"`, Column: name, Form: form}
+		w := s.NewSegmentWriter(k, 1<<20)
+		if w == nil {
+			t.Fatalf("%s: no writer (%+v)", name, s.Stats())
+		}
+		var segs []arrow.Array
+		for i := 0; i < arr.Len(); i += 3000 {
+			seg := array.NewSlice(arr, int64(i), int64(min(i+3000, arr.Len())))
+			segs = append(segs, seg)
+			w.Append(seg)
+		}
+		w.Commit()
+		got, ok := s.GetSegments(k)
+		if !ok || len(got) != len(segs) {
+			t.Fatalf("%s: %d segments back (found %v), wrote %d (%+v)", name, len(got), ok, len(segs), s.Stats())
+		}
+		for i := range segs {
+			if !array.Equal(got[i], segs[i]) {
+				t.Fatalf("%s: segment %d differs", name, i)
+			}
+			got[i].Release()
+			segs[i].Release()
+		}
+		whole, ok := s.Get(k)
+		if !ok || !array.Equal(whole, arr) {
+			t.Fatalf("%s: the whole column differs (found %v)", name, ok)
+		}
+		whole.Release()
+
+		aborted := Key{Identity: id, Table: `"main"."t"`, Column: name + " aborted", Form: form}
+		w = s.NewSegmentWriter(aborted, 1<<20)
+		w.Append(arr)
+		w.Abort()
+		if _, ok := s.GetSegments(aborted); ok {
+			t.Fatalf("%s: an aborted column was found", name)
+		}
+		arr.Release()
+	}
+	entries, err := os.ReadDir(filepath.Join(s.Dir(), id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Fatalf("a temporary file was left: %s", e.Name())
+		}
+	}
+	if st := s.Stats(); st.Written != 3 || st.Skipped != 3 {
+		t.Fatalf("stats %+v: want 3 written, 3 skipped (the aborted)", st)
+	}
+	s.SetLimit(1000)
+	if w := s.NewSegmentWriter(Key{Identity: id, Table: "t", Column: "big", Form: FormPlain}, 2000); w != nil {
+		t.Fatal("a column over the store's limit was started")
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // scatterExprs are columns of every type ScatterColumn copies.
@@ -275,6 +276,71 @@ func TestScatterFunctionNeedsTheToken(t *testing.T) {
 		defer arr.Release()
 		if v := arr.(*array.Int32).Value(99); v != 99 {
 			t.Fatalf("row 99 holds %d", v)
+		}
+	})
+}
+
+// ScatterSegments' segments, put one after the other, are the column
+// ScatterColumn (and ScatterDictionary) reads whole: for segments smaller
+// than a row group, a few row groups, and larger than the table; for
+// every type ScatterColumn copies with nulls, and for dictionaries, whose
+// segments share one dictionary. An empty table is one empty segment.
+func TestScatterSegmentsMatchWholeColumn(t *testing.T) {
+	ctx := context.Background()
+	withConn(t, func(a *Arrow) {
+		exec(t, a, "SET threads = 4")
+		for _, rows := range []int{0, 300001} {
+			sel := "i"
+			for k, e := range scatterExprs {
+				sel += ", CASE WHEN i % 11 = 3 THEN NULL ELSE " + e + " END AS c" + itoa(k)
+			}
+			exec(t, a, "CREATE OR REPLACE TABLE t AS SELECT "+sel+" FROM range("+itoa(rows)+") r(i)")
+			for _, per := range []int64{50000, 250000, 1 << 20} {
+				for k := range scatterExprs {
+					name := "c" + itoa(k)
+					for _, dict := range []bool{false, true} {
+						typ := typeOf(t, a, name)
+						if dict && !arrow.TypeEqual(typ, arrow.BinaryTypes.String) {
+							continue
+						}
+						var want arrow.Array
+						var err error
+						if dict {
+							want, err = a.ScatterDictionary(ctx, "t", name, nil)
+						} else {
+							want, err = a.ScatterColumn(ctx, "t", name, typ, nil)
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						var parts []arrow.Array
+						ran := 0
+						err = a.ScatterSegments(ctx, "t", name, typ, dict, per, func(s arrow.Array) error {
+							parts = append(parts, s)
+							return nil
+						}, func() { ran++ })
+						what := fmt.Sprintf("%d rows in segments of %d, %s (dictionary %v)", rows, per, scatterExprs[k], dict)
+						if err != nil || ran != 1 {
+							t.Fatalf("%s: %v (ran called %d times)", what, err, ran)
+						}
+						if wantParts := max(1, (int64(rows)+per-1)/per); int64(len(parts)) != wantParts {
+							t.Fatalf("%s: %d segments, want %d", what, len(parts), wantParts)
+						}
+						got, err := array.Concatenate(parts, memory.DefaultAllocator)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for _, p := range parts {
+							p.Release()
+						}
+						if !array.Equal(got, want) {
+							t.Fatalf("%s: the segments differ from the whole column", what)
+						}
+						got.Release()
+						want.Release()
+					}
+				}
+			}
 		}
 	})
 }

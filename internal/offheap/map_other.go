@@ -3,6 +3,9 @@
 package offheap
 
 // Without memory maps the buffers are Go's.
-func Map(n int) ([]byte, error) { return make([]byte, n), nil }
+func Map(n int) ([]byte, error) {
+	mapped(n)
+	return make([]byte, n), nil
+}
 
-func Unmap([]byte) {}
+func Unmap(b []byte) { unmapped(cap(b)) }

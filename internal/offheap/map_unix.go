@@ -20,6 +20,7 @@ func Map(n int) ([]byte, error) {
 		return nil, fmt.Errorf("mapping %d bytes of host memory: %w", n, err)
 	}
 	adviseHugePages(b)
+	mapped(len(b))
 	return b[:n], nil
 }
 
@@ -27,6 +28,8 @@ func Map(n int) ([]byte, error) {
 // system.
 func Unmap(b []byte) {
 	if cap(b) > 0 {
-		_ = syscall.Munmap(b[:cap(b)])
+		if syscall.Munmap(b[:cap(b)]) == nil {
+			unmapped(cap(b))
+		}
 	}
 }
