@@ -257,14 +257,20 @@ func (t *Tables) ReadColumnSegments(ctx context.Context, table, column string, d
 		}
 	}
 	var w *colstore.SegmentWriter
+	var rows int64
+	if s != nil {
+		// Counted before the scan, not beside it: the scan holds a
+		// connection of a pool that may have no other.
+		if rows, err = t.Rows(ctx, table); err != nil {
+			s = nil
+		}
+	}
 	first := true
 	err = fallback.ReadColumnSegments(ctx, t.db, q.from, q.values[0], f.Type, dict, per, func(arr arrow.Array) error {
 		if first && s != nil && keepable(arr, form) && arr.Len() > 0 {
 			// The estimate the disk space is reserved by: this segment's
 			// bytes for each segment of the table.
-			if rows, err := t.Rows(ctx, table); err == nil {
-				w = s.NewSegmentWriter(k, arrowrec.DataBytes(arr.Data())*((rows+int64(arr.Len())-1)/int64(arr.Len())))
-			}
+			w = s.NewSegmentWriter(k, arrowrec.DataBytes(arr.Data())*((rows+int64(arr.Len())-1)/int64(arr.Len())))
 		}
 		first = false
 		if w != nil {
