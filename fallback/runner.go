@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/duckdb/duckdb-go/v2"
 	"github.com/rigel-db/rigel/internal/arrowrec"
 	"github.com/rigel-db/rigel/internal/duckguard"
 )
@@ -59,10 +57,10 @@ func (r Runner) RunOver(ctx context.Context, query string, names []string, input
 			return errors.New("fallback: the database is not a DuckDB database")
 		}
 		for i, rec := range inputs {
-			if err := loadInput(ctx, c, names[i], rec); err != nil {
+			created = append(created, names[i])
+			if err := loadInput(ctx, c, dc, names[i], rec); err != nil {
 				return err
 			}
-			created = append(created, names[i])
 		}
 		a, err := duckguard.Arrow(dc)
 		if err != nil {
@@ -84,11 +82,13 @@ func (r Runner) RunOver(ctx context.Context, query string, names []string, input
 	return out, nil
 }
 
-// loadInput copies rec into a new temporary table name through DuckDB's
-// appender. (duckdb-go's Arrow views are created as persistent views,
-// which a read-only database refuses; a temporary table works on every
-// database.)
-func loadInput(ctx context.Context, c driver.Conn, name string, rec arrow.RecordBatch) error {
+// loadInput copies rec into a new temporary table name: the table is made
+// with the DuckDB types of rec's columns (arrowSQLType), then filled a
+// vector at a time from rec's Arrow buffers (duckarrow's AppendRecord:
+// DuckDB converts whole vectors, where duckdb-go's appender took a Go
+// value a cell). A temporary table lives in the connection's own catalog,
+// so a read-only database takes it too.
+func loadInput(ctx context.Context, c driver.Conn, dc any, name string, rec arrow.RecordBatch) error {
 	cols := make([]string, rec.NumCols())
 	for i, f := range rec.Schema().Fields() {
 		t, err := arrowSQLType(f.Type)
@@ -105,25 +105,11 @@ func loadInput(ctx context.Context, c driver.Conn, name string, rec arrow.Record
 	if _, err := ex.ExecContext(ctx, stmt, nil); err != nil {
 		return fmt.Errorf("fallback: input %s: %w", name, err)
 	}
-	dc, ok := duckguard.Unwrap(c)
-	if !ok {
-		return errors.New("fallback: the database is not a DuckDB database")
-	}
-	app, err := duckdb.NewAppender(dc, "temp", "main", name)
+	a, err := duckguard.Arrow(dc)
 	if err != nil {
-		return fmt.Errorf("fallback: input %s: %w", name, err)
+		return fmt.Errorf("fallback: %w", err)
 	}
-	row := make([]driver.Value, rec.NumCols())
-	for r := 0; r < int(rec.NumRows()); r++ {
-		for j := range row {
-			row[j] = goValue(rec.Column(j), r)
-		}
-		if err := app.AppendRow(row...); err != nil {
-			_ = app.Close()
-			return fmt.Errorf("fallback: input %s row %d: %w", name, r, err)
-		}
-	}
-	if err := app.Close(); err != nil {
+	if err := a.AppendRecord("temp", "main", name, rec); err != nil {
 		return fmt.Errorf("fallback: input %s: %w", name, err)
 	}
 	return nil
@@ -155,35 +141,4 @@ func arrowSQLType(t arrow.DataType) (string, error) {
 		return fmt.Sprintf("DECIMAL(%d, %d)", d.Precision, d.Scale), nil
 	}
 	return "", fmt.Errorf("arrow type %s has no DuckDB column type here", t)
-}
-
-// goValue is row i of a column as the appender takes it.
-func goValue(a arrow.Array, i int) driver.Value {
-	if a.IsNull(i) {
-		return nil
-	}
-	switch x := a.(type) {
-	case *array.Boolean:
-		return x.Value(i)
-	case *array.Int8:
-		return x.Value(i)
-	case *array.Int16:
-		return x.Value(i)
-	case *array.Int32:
-		return x.Value(i)
-	case *array.Int64:
-		return x.Value(i)
-	case *array.Float32:
-		return x.Value(i)
-	case *array.Float64:
-		return x.Value(i)
-	case *array.Date32:
-		return x.Value(i).ToTime()
-	case *array.String:
-		return x.Value(i)
-	case *array.Decimal128:
-		t := x.DataType().(*arrow.Decimal128Type)
-		return duckdb.Decimal{Width: uint8(t.Precision), Scale: uint8(t.Scale), Value: x.Value(i).BigInt()}
-	}
-	return nil // not reached: arrowSQLType refused the type
 }

@@ -3,6 +3,8 @@ package fallback
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -88,5 +90,62 @@ func TestRunOverInputs(t *testing.T) {
 	}
 	if _, err := r.RunOver(ctx, "SELECT * FROM nowhere", nil, nil); err == nil {
 		t.Fatal("a bad query gave no error")
+	}
+}
+
+// An input of several of DuckDB's vectors (2,048 rows each, the last one
+// short) reaches DuckDB whole: every vector's rows, in order, nulls where
+// they were, for every column type a device result has.
+func TestRunOverInputsOfManyVectors(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	one := inputRecord(t)
+	defer one.Release()
+	b := array.NewRecordBuilder(memory.DefaultAllocator, one.Schema())
+	defer b.Release()
+	const rows = 5001
+	for i := range rows {
+		for c := range int(one.NumCols()) {
+			f := b.Field(c)
+			if (i+c)%7 == 3 {
+				f.AppendNull()
+				continue
+			}
+			switch fb := f.(type) {
+			case *array.BooleanBuilder:
+				fb.Append(i%3 == 0)
+			case *array.Int8Builder:
+				fb.Append(int8(i))
+			case *array.Int16Builder:
+				fb.Append(int16(i))
+			case *array.Int32Builder:
+				fb.Append(int32(i * 1000))
+			case *array.Int64Builder:
+				fb.Append(int64(i) * 1_000_000_007)
+			case *array.Float32Builder:
+				fb.Append(float32(i) / 4)
+			case *array.Float64Builder:
+				fb.Append(float64(i) / 7)
+			case *array.Date32Builder:
+				fb.Append(arrow.Date32(i - 2000))
+			case *array.Decimal128Builder:
+				fb.Append(decimal128.FromI64(int64(i)*123456789 - 5))
+			case *array.StringBuilder:
+				fb.Append(fmt.Sprintf("row %d %s", i, strings.Repeat("x", i%20)))
+			}
+		}
+	}
+	in := b.NewRecordBatch()
+	defer in.Release()
+	out, err := Runner{DB: db}.RunOver(context.Background(), "SELECT * FROM rigel_input_0", []string{"rigel_input_0"}, []arrow.RecordBatch{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Release()
+	if err := arrowfmt.Compare(out, in, true); err != nil {
+		t.Fatalf("%d rows: %v", rows, err)
 	}
 }

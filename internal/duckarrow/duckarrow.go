@@ -1,7 +1,8 @@
 // Package duckarrow reads DuckDB's query results as Arrow record batches,
 // and lets DuckDB scan Arrow record batches as a view, over a duckdb-go
 // connection, through DuckDB's own C API for Arrow
-// (duckdb_data_chunk_to_arrow, duckdb_arrow_scan).
+// (duckdb_data_chunk_to_arrow, duckdb_arrow_scan), and appends Arrow rows to
+// a table (duckdb_data_chunk_from_arrow).
 //
 // Why not duckdb-go's Arrow interface (duckdb.NewArrowFromConn): duckdb-go
 // compiles it only with its duckdb_arrow build tag, and a plain `go build`
@@ -56,6 +57,9 @@ struct ArrowArrayStream {
 void *duckdb_to_arrow_schema(void *arrow_options, void **types, const char **names, uint64_t column_count, struct ArrowSchema *out_schema);
 void *duckdb_data_chunk_to_arrow(void *arrow_options, void *chunk, struct ArrowArray *out_arrow_array);
 int duckdb_arrow_scan(void *connection, const char *table_name, void *arrow);
+void *duckdb_schema_from_arrow(void *connection, struct ArrowSchema *schema, void **out_types);
+void *duckdb_data_chunk_from_arrow(void *connection, struct ArrowArray *arrow_array, void *converted_schema, void **out_chunk);
+void duckdb_destroy_arrow_converted_schema(void **arrow_converted_schema);
 */
 import "C"
 
@@ -131,6 +135,77 @@ func (a *Arrow) RegisterView(reader array.RecordReader, name string) (release fu
 	return release, nil
 }
 
+// AppendRecord appends rec's rows to the table catalog.schema.table, whose
+// columns must have the DuckDB types DuckDB gives rec's Arrow types: a
+// vector (2,048 rows) at a time, each converted by DuckDB from rec's Arrow
+// buffers (duckdb_data_chunk_from_arrow) and appended whole
+// (duckdb_append_data_chunk), not a Go value a cell as duckdb-go's
+// appender takes them. Unlike an Arrow view, it needs no catalog entry, so
+// it works on a temporary table of a read-only database. On an error the
+// table may hold some of the rows.
+func (a *Arrow) AppendRecord(catalog, schema, table string, rec arrow.RecordBatch) error {
+	conn, err := connHandle(a.conn)
+	if err != nil {
+		return err
+	}
+	cs := (*C.struct_ArrowSchema)(C.calloc(1, C.sizeof_struct_ArrowSchema))
+	defer C.free(unsafe.Pointer(cs))
+	cdata.ExportArrowSchema(rec.Schema(), (*cdata.CArrowSchema)(unsafe.Pointer(cs)))
+	var converted unsafe.Pointer
+	err = takeError(C.duckdb_schema_from_arrow(conn, cs, &converted), "the Arrow schema of the rows for "+table+" to its types")
+	cdata.ReleaseCArrowSchema((*cdata.CArrowSchema)(unsafe.Pointer(cs)))
+	if converted != nil {
+		defer C.duckdb_destroy_arrow_converted_schema(&converted)
+	}
+	if err != nil {
+		return err
+	}
+	var app bindings.Appender
+	if bindings.AppenderCreateExt(bindings.Connection{Ptr: conn}, catalog, schema, table, &app) == bindings.StateError {
+		msg := bindings.AppenderError(app)
+		bindings.AppenderDestroy(&app)
+		return fmt.Errorf("appending to %s: %s", table, msg)
+	}
+	fail := func(what string) error {
+		e := bindings.AppenderErrorData(app)
+		defer bindings.DestroyErrorData(&e)
+		return fmt.Errorf("appending to %s: %s: %s", table, what, bindings.ErrorDataMessage(e))
+	}
+	ca := (*C.struct_ArrowArray)(C.calloc(1, C.sizeof_struct_ArrowArray))
+	defer C.free(unsafe.Pointer(ca))
+	const vector = 2048 // DuckDB's STANDARD_VECTOR_SIZE: a data chunk's rows at most
+	for at := int64(0); at < rec.NumRows(); at += vector {
+		part := rec.NewSlice(at, min(at+vector, rec.NumRows()))
+		cdata.ExportArrowRecordBatch(part, (*cdata.CArrowArray)(unsafe.Pointer(ca)), nil)
+		part.Release()
+		var chunk unsafe.Pointer
+		// The chunk takes over the exported array (its release included).
+		err := takeError(C.duckdb_data_chunk_from_arrow(conn, ca, converted, &chunk), "Arrow rows for "+table+" to a data chunk")
+		if err != nil {
+			if ca.release != nil {
+				cdata.ReleaseCArrowArray((*cdata.CArrowArray)(unsafe.Pointer(ca)))
+			}
+			bindings.AppenderDestroy(&app)
+			return err
+		}
+		dc := bindings.DataChunk{Ptr: chunk}
+		state := bindings.AppendDataChunk(app, dc)
+		bindings.DestroyDataChunk(&dc)
+		if state == bindings.StateError {
+			err := fail("a chunk of rows")
+			bindings.AppenderDestroy(&app)
+			return err
+		}
+	}
+	if bindings.AppenderClose(app) == bindings.StateError {
+		err := fail("closing")
+		bindings.AppenderDestroy(&app)
+		return err
+	}
+	bindings.AppenderDestroy(&app)
+	return nil
+}
+
 // reader is a DuckDB result read a chunk at a time, each chunk converted
 // to an Arrow record batch by DuckDB.
 type reader struct {
@@ -190,7 +265,7 @@ func resultSchema(res *bindings.Result, opts bindings.ArrowOptions) (*arrow.Sche
 	}()
 	ed := C.duckdb_to_arrow_schema(opts.Ptr, (*unsafe.Pointer)(unsafe.Pointer(unsafe.SliceData(types))),
 		(**C.char)(unsafe.Pointer(unsafe.SliceData(names))), C.uint64_t(n), out)
-	if err := takeError(ed, "the result's Arrow schema"); err != nil {
+	if err := takeError(ed, "the result's schema to Arrow"); err != nil {
 		return nil, err
 	}
 	return cdata.ImportCArrowSchema((*cdata.CArrowSchema)(unsafe.Pointer(out)))
@@ -206,7 +281,7 @@ func takeError(ed unsafe.Pointer, what string) error {
 	if !bindings.ErrorDataHasError(e) {
 		return nil
 	}
-	return fmt.Errorf("DuckDB could not convert %s to Arrow: %s", what, bindings.ErrorDataMessage(e))
+	return fmt.Errorf("DuckDB could not convert %s: %s", what, bindings.ErrorDataMessage(e))
 }
 
 func (r *reader) Schema() *arrow.Schema { return r.schema }
@@ -271,7 +346,7 @@ func (r *reader) Next() bool {
 		cdata.ReleaseCArrowArray((*cdata.CArrowArray)(unsafe.Pointer(out)))
 		C.free(unsafe.Pointer(out))
 	}()
-	if err := takeError(C.duckdb_data_chunk_to_arrow(r.opts.Ptr, chunk.Ptr, out), "a result chunk"); err != nil {
+	if err := takeError(C.duckdb_data_chunk_to_arrow(r.opts.Ptr, chunk.Ptr, out), "a result chunk to Arrow"); err != nil {
 		r.err = err
 		return false
 	}
