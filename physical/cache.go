@@ -312,7 +312,9 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 			if su != nil {
 				segmented.Add(1)
 				var up time.Duration
-				r.col, r.bytes, up, r.err = loadSegments(ctx, sr, su, s.Table, s.Columns[i], s.Types[i], rows, per)
+				// Each segment counts in the progress line as it lands:
+				// one column of a large table takes seconds.
+				r.col, r.bytes, up, r.err = loadSegments(ctx, sr, su, s.Table, s.Columns[i], s.Types[i], rows, per, func(n int64) { doneBytes.Add(n) })
 				uploading.Add(int64(up))
 				reading.Add(int64(time.Since(t0) - up))
 			} else {
@@ -336,7 +338,9 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 				r.err = fmt.Errorf("scan %s.%s: the table holds %s but the plan expects %s", s.Table, s.Columns[i], got, s.Types[i])
 			}
 			doneCols.Add(1)
-			doneBytes.Add(r.bytes)
+			if su == nil {
+				doneBytes.Add(r.bytes)
+			}
 		}()
 	}
 	wg.Wait()

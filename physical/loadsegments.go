@@ -49,17 +49,22 @@ func segmentsOf(src TableSource, dev gpu.Device, rows, per int64, t gpu.Type) (S
 }
 
 // loadSegments fills the device column of a table column a segment at a
-// time; it returns the column, the bytes read from the source and the
-// time the uploads took.
-func loadSegments(ctx context.Context, sr SegmentReader, su gpu.SegmentUploader, table, column string, t gpu.Type, rows, per int64) (gpu.Column, int64, time.Duration, error) {
+// time, telling landed the bytes of each segment uploaded; it returns the
+// column, the bytes read from the source and the time the uploads took.
+func loadSegments(ctx context.Context, sr SegmentReader, su gpu.SegmentUploader, table, column string, t gpu.Type, rows, per int64, landed func(bytes int64)) (gpu.Column, int64, time.Duration, error) {
 	var bytes int64
 	var up time.Duration
 	col, err := su.UploadSegments(ctx, int(rows), func(put func(arrow.Array) error) error {
 		return sr.ReadColumnSegments(ctx, table, column, t.Kind == gpu.Dict, per, func(arr arrow.Array) error {
-			bytes += arrayBytes(arr)
+			n := arrayBytes(arr)
+			bytes += n
 			t0 := time.Now()
-			defer func() { up += time.Since(t0) }()
-			return put(arr)
+			err := put(arr)
+			up += time.Since(t0)
+			if err == nil {
+				landed(n)
+			}
+			return err
 		})
 	})
 	return col, bytes, up, err
