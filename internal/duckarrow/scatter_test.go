@@ -344,3 +344,34 @@ func TestScatterSegmentsMatchWholeColumn(t *testing.T) {
 		}
 	})
 }
+
+// A dictionary of more than 2^18 strings is indexed by several threads at
+// once (rg_dict_index): every row still finds its own string's code.
+func TestScatterDictionaryLargeIndex(t *testing.T) {
+	ctx := context.Background()
+	withConn(t, func(a *Arrow) {
+		exec(t, a, "SET threads = 4")
+		exec(t, a, "CREATE OR REPLACE TABLE big AS SELECT CASE WHEN i % 97 = 5 THEN NULL ELSE 'value ' || (i * 7919 % 600011) END AS s FROM range(1200000) r(i)")
+		want, err := a.QueryColumn(ctx, "SELECT s FROM big", arrow.BinaryTypes.String, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer want.Release()
+		got, err := a.ScatterDictionary(ctx, "big", "s", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer got.Release()
+		d := got.(*array.Dictionary)
+		dict := d.Dictionary().(*array.String)
+		if dict.Len() < 1<<19 {
+			t.Fatalf("a dictionary of %d strings does not need several index threads", dict.Len())
+		}
+		ws := want.(*array.String)
+		for i := range ws.Len() {
+			if ws.IsNull(i) != d.IsNull(i) || ws.IsValid(i) && ws.Value(i) != dict.Value(d.GetValueIndex(i)) {
+				t.Fatalf("row %d differs", i)
+			}
+		}
+	})
+}
