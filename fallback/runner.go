@@ -86,7 +86,8 @@ func (r Runner) RunOver(ctx context.Context, query string, names []string, input
 // with the DuckDB types of rec's columns (arrowSQLType), then filled a
 // vector at a time from rec's Arrow buffers (duckarrow's AppendRecord:
 // DuckDB converts whole vectors, where duckdb-go's appender took a Go
-// value a cell). A temporary table lives in the connection's own catalog,
+// value a cell: bench/results/2026-11-28-build-dictionary-load-fallback-inputs.md).
+// A temporary table lives in the connection's own catalog,
 // so a read-only database takes it too.
 func loadInput(ctx context.Context, c driver.Conn, dc any, name string, rec arrow.RecordBatch) error {
 	cols := make([]string, rec.NumCols())

@@ -615,10 +615,9 @@ func dictionaryArray(codes arrow.Array, dict *array.String) arrow.Array {
 // points to, after the last scan that uses it.
 func (a *Arrow) dictionarySpec(ctx context.Context, table, column string) (spec C.rg_scatter, dict *array.String, done func(), err error) {
 	// DuckDB sorts them too, on all its threads, where Go's sort ran on
-	// one (TPC-H SF1's l_comment, 4.6 M distinct strings, loaded as a
-	// dictionary in 16.9 s before, 15.6 s with DuckDB sorting, on the
-	// 2-core build machine). Strings compare as bytes there as in Go,
-	// unless a collation says otherwise, which the check below catches.
+	// one (bench/results/2026-11-28-build-dictionary-load-fallback-inputs.md).
+	// Strings compare as bytes there as in Go, unless a collation says
+	// otherwise, which the check below catches.
 	distinct, err := a.QueryColumn(ctx, "SELECT DISTINCT "+column+" AS v FROM "+table+" WHERE "+column+" IS NOT NULL ORDER BY v", arrow.BinaryTypes.String, nil)
 	if err != nil {
 		return spec, nil, nil, errors.Join(ErrNotScattered, err)
