@@ -239,6 +239,34 @@ func (t *Tables) ReadDictionaryColumn(ctx context.Context, table, column string)
 	return t.readColumn(ctx, table, column, true)
 }
 
+// ReadDerivedDictionary reads a string function of one column of the
+// table, computed by DuckDB (physical.DerivedReader: TPC-H Q22 loads
+// substring(c_phone, 1, 2), 25 strings, instead of c_phone), as a
+// dictionary array; the column store keeps it under its expression.
+func (t *Tables) ReadDerivedDictionary(ctx context.Context, table, column string, f *gpu.StrFunc) (arrow.Array, error) {
+	q, err := t.scanQuery(ctx, table, []string{column})
+	if err != nil {
+		return nil, err
+	}
+	if !arrow.TypeEqual(q.schema.Field(0).Type, arrow.BinaryTypes.String) {
+		return nil, fmt.Errorf("duckdb tables: %s.%s is not a string column: %s of it: %w", q.ref.name, column, f.SQL(column), gpu.ErrUnsupported)
+	}
+	expr := f.SQL(q.values[0])
+	if expr == "" {
+		return nil, fmt.Errorf("duckdb tables: %s has no DuckDB form: %w", f, gpu.ErrUnsupported)
+	}
+	q.values = []string{expr}
+	arr, err := t.stored(ctx, q, colstore.FormDictionary, func() (arrow.Array, error) {
+		return fallback.ReadDictionaryColumn(ctx, t.db, q.from, expr)
+	})
+	if err != nil {
+		return nil, q.readError(err)
+	}
+	return arr, nil
+}
+
+var _ physical.DerivedReader = (*Tables)(nil)
+
 func (t *Tables) readColumn(ctx context.Context, table, column string, dict bool) (arrow.Array, error) {
 	q, err := t.scanQuery(ctx, table, []string{column})
 	if err != nil {

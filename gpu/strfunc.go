@@ -151,6 +151,19 @@ func (f *StrFunc) Match(s string) bool {
 	return false
 }
 
+// SQL is f applied to the SQL expression arg in DuckDB's SQL, for the
+// functions a host database computes in rigel's place (a scan that loads
+// substring(c, 1, 2) instead of c); "" for the others.
+func (f *StrFunc) SQL(arg string) string {
+	if f == nil || f.IsRowFunc() || f.Kind != StrSubstring {
+		return ""
+	}
+	if f.HasLength {
+		return fmt.Sprintf("substring(%s, %d, %d)", arg, f.From, f.Length)
+	}
+	return fmt.Sprintf("substring(%s, %d)", arg, f.From)
+}
+
 // Apply evaluates a string function on one string.
 func (f *StrFunc) Apply(s string) string {
 	if f.IsRowFunc() { // entries were checked (checkRowEntries)

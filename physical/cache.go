@@ -295,7 +295,11 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 					r.err = fmt.Errorf("loading %s.%s: internal error (a bug): %v", s.Table, s.Columns[i], p)
 				}
 			}()
-			sr, su := segmentsOf(src, dev, rows, per, s.Types[i])
+			var sr SegmentReader
+			var su gpu.SegmentUploader
+			if s.derived(i) == nil {
+				sr, su = segmentsOf(src, dev, rows, per, s.Types[i])
+			}
 			if rows >= 0 {
 				held := loadBytes(rows, s.Types[i])
 				if su != nil {
@@ -318,7 +322,13 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 				uploading.Add(int64(up))
 				reading.Add(int64(time.Since(t0) - up))
 			} else {
-				arr, err := readColumn(ctx, src, s.Table, s.Columns[i], s.Types[i].Kind == gpu.Dict)
+				var arr arrow.Array
+				var err error
+				if f := s.derived(i); f != nil {
+					arr, err = readDerived(ctx, src, s.Table, s.Columns[i], f)
+				} else {
+					arr, err = readColumn(ctx, src, s.Table, s.Columns[i], s.Types[i].Kind == gpu.Dict)
+				}
 				if err != nil {
 					r.err = err
 					return
@@ -434,6 +444,16 @@ func readColumn(ctx context.Context, src TableSource, table, column string, dict
 		return nil, err
 	}
 	return arrays[0], nil
+}
+
+// readDerived reads the dictionary of a string function of a column,
+// computed by the source (derive.go).
+func readDerived(ctx context.Context, src TableSource, table, column string, f *gpu.StrFunc) (arrow.Array, error) {
+	dr, ok := src.(DerivedReader)
+	if !ok {
+		return nil, fmt.Errorf("scan %s: the source cannot compute %s: %w", table, f.SQL(column), gpu.ErrUnsupported)
+	}
+	return dr.ReadDerivedDictionary(ctx, table, column, f)
 }
 
 // readColumns reads whole columns from the source, one array each.

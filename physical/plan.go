@@ -28,12 +28,30 @@ type Scan struct {
 	// Layouts says how each string column is laid out and why
 	// (strlayout.go), for EXPLAIN; empty when the device has no choice.
 	Layouts []string
+	// Derived, where set, holds per column a string function whose result
+	// the source computes and the scan loads instead of the column
+	// (derive.go); nil entries (or a nil slice) load the columns as they are.
+	Derived []*gpu.StrFunc
+}
+
+// derived is the function column i loads the result of, or nil.
+func (s *Scan) derived(i int) *gpu.StrFunc {
+	if i < len(s.Derived) {
+		return s.Derived[i]
+	}
+	return nil
 }
 
 func (s *Scan) OutputTypes() []gpu.Type { return s.Types }
 func (s *Scan) Children() []Node        { return nil }
 func (s *Scan) Describe() string {
-	d := fmt.Sprintf("Scan %s [%s]", s.Table, strings.Join(s.Columns, ", "))
+	cols := append([]string(nil), s.Columns...)
+	for i := range cols {
+		if f := s.derived(i); f != nil {
+			cols[i] = f.SQL(cols[i])
+		}
+	}
+	d := fmt.Sprintf("Scan %s [%s]", s.Table, strings.Join(cols, ", "))
 	if len(s.Layouts) > 0 {
 		d += " (" + strings.Join(s.Layouts, "; ") + ")"
 	}

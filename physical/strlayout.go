@@ -98,6 +98,9 @@ func (m *layoutMemo) forget(prefix string) {
 // dictionary-encoded finds (or loads) its Dict entry, never the Str one.
 func scanKey(src string, s *Scan, i int) string {
 	k := cacheKey(src, s.Table, s.Columns[i])
+	if f := s.derived(i); f != nil {
+		k += "\x00" + f.SQL("")
+	}
 	if s.Types[i].Kind == gpu.Str {
 		k += "\x00str"
 	}
@@ -135,6 +138,12 @@ func (x *Executor) ChooseStringLayouts(ctx context.Context, root Node) error {
 	if _, ok := x.Dev.(gpu.StrUploader); !ok || x.Source == nil || x.Cache == nil {
 		return nil
 	}
+	derived := x.deriveSubstrings(root) // derive.go: before the origins are counted
+	defer func() {
+		for s, notes := range derived {
+			s.Layouts = append(s.Layouts, notes...)
+		}
+	}()
 	f := &strFlow{carried: map[Node][]int{}, why: map[int]string{}}
 	f.checkUses(root, map[Node]bool{})
 	// The columns every use allows Str are sampled, side by side: each a
@@ -265,7 +274,7 @@ func (f *strFlow) carries(n Node) []int {
 		c = noOrigins(len(n.Types))
 		if n.Layouts == nil && len(n.Columns) == len(n.Types) {
 			for i, t := range n.Types {
-				if t.Kind == gpu.Dict {
+				if t.Kind == gpu.Dict && n.derived(i) == nil {
 					c[i] = len(f.origins)
 					f.origins = append(f.origins, strOrigin{n, i})
 				}
