@@ -557,7 +557,8 @@ func (e *Engine) planOnDuckDB(ctx context.Context, data []byte, cause error) (*R
 }
 
 // devicePlan makes the choices of a translated plan that depend on the
-// device and the data, before EXPLAIN shows them: strings in Arrow layout
+// device and the data, before EXPLAIN shows them: columns read only
+// through a substring loaded as that substring, strings in Arrow layout
 // where the plan allows it, then fused probes.
 func (e *Engine) devicePlan(ctx context.Context, root physical.Node) (physical.Node, error) {
 	if err := e.exec.ChooseStringLayouts(ctx, root); err != nil {

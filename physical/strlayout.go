@@ -128,7 +128,8 @@ func charBytes(col gpu.Column) int64 {
 }
 
 // ChooseStringLayouts decides the layout of the plan's string columns (see
-// above) and rewrites the chosen ones to Str in place: the Scans' types and
+// above; first, derive.go loads the columns read only through one
+// substring as that substring) and rewrites the chosen ones to Str in place: the Scans' types and
 // the inputs and column references of the pipelines and join residuals that
 // read them (new gpu.Pipeline values and expression nodes: the old ones may
 // be shared); the other operators' types follow from their inputs'. It
