@@ -19,9 +19,6 @@ func mapped(n int) {
 
 func unmapped(n int) { live.Add(-int64(n)) }
 
-// Live is the bytes of maps not unmapped yet.
-func Live() int64 { return live.Load() }
-
 // Peak is the most bytes mapped at once since the last ResetPeak.
 func Peak() int64 { return peak.Load() }
 
