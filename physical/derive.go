@@ -206,33 +206,15 @@ func (d *derivation) rewrite(n Node, chosen map[int]*gpu.StrFunc, seen map[Node]
 	}
 	seen[n] = true
 	f := d.flow
-	derivedCols := func(cs ...[]int) map[int]bool {
-		m, at := map[int]bool{}, 0
-		for _, c := range cs {
-			for _, o := range c {
-				if _, ok := chosen[o]; ok && o >= 0 {
-					m[at] = true
-				}
-				at++
-			}
-		}
-		return m
-	}
+	isChosen := func(o int) bool { _, ok := chosen[o]; return ok }
 	switch n := n.(type) {
 	case *Pipeline:
-		if m := derivedCols(f.carries(n.Input)); len(m) > 0 {
-			p := *n.Pipe
-			memo := map[*gpu.Expr]*gpu.Expr{}
-			p.Filter = unwrapSubstrings(p.Filter, m, memo)
-			p.Project = make([]*gpu.Expr, len(n.Pipe.Project))
-			for j, e := range n.Pipe.Project {
-				p.Project[j] = unwrapSubstrings(e, m, memo)
-			}
-			n.Pipe = &p
+		if m := originCols(isChosen, f.carries(n.Input)); len(m) > 0 {
+			n.Pipe = rewritePipeExprs(n.Pipe, unwrapSubstrings(m))
 		}
 	case *Join:
-		if m := derivedCols(f.carries(n.Left), f.carries(n.Right)); n.Residual != nil && len(m) > 0 {
-			n.Residual = unwrapSubstrings(n.Residual, m, map[*gpu.Expr]*gpu.Expr{})
+		if m := originCols(isChosen, f.carries(n.Left), f.carries(n.Right)); n.Residual != nil && len(m) > 0 {
+			n.Residual = rewriteExpr(n.Residual, unwrapSubstrings(m), map[*gpu.Expr]*gpu.Expr{})
 		}
 	}
 	for _, k := range n.Children() {
@@ -240,38 +222,16 @@ func (d *derivation) rewrite(n Node, chosen map[int]*gpu.StrFunc, seen map[Node]
 	}
 }
 
-// unwrapSubstrings copies e with each substring of a column in derived
-// replaced by the column reference, typed as the substring was;
-// subtrees without them are kept, shared nodes stay shared.
-func unwrapSubstrings(e *gpu.Expr, derived map[int]bool, memo map[*gpu.Expr]*gpu.Expr) *gpu.Expr {
-	if e == nil {
-		return nil
-	}
-	if r, ok := memo[e]; ok {
-		return r
-	}
-	r := e
-	if c, ok := isSubstringOf(e); ok && derived[c.Col] {
+// unwrapSubstrings replaces each substring of a column in derived by the
+// column reference, typed as the substring was.
+func unwrapSubstrings(derived map[int]bool) func(*gpu.Expr) (*gpu.Expr, bool) {
+	return func(e *gpu.Expr) (*gpu.Expr, bool) {
+		c, ok := isSubstringOf(e)
+		if !ok || !derived[c.Col] {
+			return nil, false
+		}
 		col := *c
 		col.Type = e.Type
-		r = &col
-	} else if len(e.Args) > 0 {
-		var args []*gpu.Expr
-		for i, a := range e.Args {
-			na := unwrapSubstrings(a, derived, memo)
-			if na != a && args == nil {
-				args = append([]*gpu.Expr(nil), e.Args...)
-			}
-			if args != nil {
-				args[i] = na
-			}
-		}
-		if args != nil {
-			c := *e
-			c.Args = args
-			r = &c
-		}
+		return &col, true
 	}
-	memo[e] = r
-	return r
 }

@@ -438,44 +438,27 @@ func (f *strFlow) rewrite(n Node, str map[int]bool, seen map[Node]bool) {
 		return
 	}
 	seen[n] = true
-	isStr := func(cs ...[]int) map[int]bool {
-		m, at := map[int]bool{}, 0
-		for _, c := range cs {
-			for _, o := range c {
-				if o >= 0 && str[o] {
-					m[at] = true
-				}
-				at++
-			}
-		}
-		return m
-	}
+	chosen := func(o int) bool { return str[o] }
 	switch n := n.(type) {
 	case *Scan:
-		if m := isStr(f.carries(n)); len(m) > 0 {
+		if m := originCols(chosen, f.carries(n)); len(m) > 0 {
 			n.Types = append([]gpu.Type(nil), n.Types...) // may be shared with a pipeline's Inputs
 			for i := range m {
 				n.Types[i].Kind = gpu.Str
 			}
 		}
 	case *Pipeline:
-		if m := isStr(f.carries(n.Input)); len(m) > 0 {
-			p := *n.Pipe
+		if m := originCols(chosen, f.carries(n.Input)); len(m) > 0 {
+			p := rewritePipeExprs(n.Pipe, retypeCols(m))
 			p.Inputs = append([]gpu.Type(nil), p.Inputs...)
 			for i := range m {
 				p.Inputs[i].Kind = gpu.Str
 			}
-			memo := map[*gpu.Expr]*gpu.Expr{}
-			p.Filter = retypeCols(p.Filter, m, memo)
-			p.Project = make([]*gpu.Expr, len(n.Pipe.Project))
-			for j, e := range n.Pipe.Project {
-				p.Project[j] = retypeCols(e, m, memo)
-			}
-			n.Pipe = &p
+			n.Pipe = p
 		}
 	case *Join:
-		if m := isStr(f.carries(n.Left), f.carries(n.Right)); n.Residual != nil && len(m) > 0 {
-			n.Residual = retypeCols(n.Residual, m, map[*gpu.Expr]*gpu.Expr{})
+		if m := originCols(chosen, f.carries(n.Left), f.carries(n.Right)); n.Residual != nil && len(m) > 0 {
+			n.Residual = rewriteExpr(n.Residual, retypeCols(m), map[*gpu.Expr]*gpu.Expr{})
 		}
 	}
 	for _, k := range n.Children() {
@@ -483,41 +466,19 @@ func (f *strFlow) rewrite(n Node, str map[int]bool, seen map[Node]bool) {
 	}
 }
 
-// retypeCols copies e with the references to the columns in isStr typed
-// Str; subtrees without them are kept, shared nodes stay shared.
-func retypeCols(e *gpu.Expr, isStr map[int]bool, memo map[*gpu.Expr]*gpu.Expr) *gpu.Expr {
-	if e == nil {
-		return nil
-	}
-	if r, ok := memo[e]; ok {
-		return r
-	}
-	r := e
-	if e.Op == gpu.OpCol {
-		if isStr[e.Col] {
-			c := *e
-			c.Type.Kind = gpu.Str
-			r = &c
+// retypeCols types the references to the columns in isStr Str.
+func retypeCols(isStr map[int]bool) func(*gpu.Expr) (*gpu.Expr, bool) {
+	return func(e *gpu.Expr) (*gpu.Expr, bool) {
+		if e.Op != gpu.OpCol {
+			return nil, false
 		}
-	} else {
-		var args []*gpu.Expr
-		for i, a := range e.Args {
-			na := retypeCols(a, isStr, memo)
-			if na != a && args == nil {
-				args = append([]*gpu.Expr(nil), e.Args...)
-			}
-			if args != nil {
-				args[i] = na
-			}
+		if !isStr[e.Col] {
+			return e, true
 		}
-		if args != nil {
-			c := *e
-			c.Args = args
-			r = &c
-		}
+		c := *e
+		c.Type.Kind = gpu.Str
+		return &c, true
 	}
-	memo[e] = r
-	return r
 }
 
 // ColumnSampler is implemented by table sources that read the first rows of
