@@ -2,12 +2,14 @@ package cuda
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rigel-db/rigel/internal/lrufiles"
 )
 
 // The on-disk kernel cache: one CUBIN per kernel source (named by
@@ -99,40 +101,10 @@ func (c *kernelCache) put(key string, cubin []byte) {
 // most c.max bytes, sparing keep. Files the cache did not name are never
 // counted or touched.
 func (c *kernelCache) evict(keep string) {
-	entries, err := os.ReadDir(c.dir)
-	if err != nil {
-		return
-	}
-	type file struct {
-		name string
-		size int64
-		used time.Time
-	}
-	var files []file
-	var total int64
-	for _, e := range entries {
-		name := e.Name()
-		cubin, temp := strings.HasSuffix(name, ".cubin"), strings.HasPrefix(name, "tmp-")
-		if !e.Type().IsRegular() || (!cubin && !temp) {
-			continue
+	_, _ = lrufiles.Trim(c.dir, c.max, func(name string, info fs.FileInfo) bool {
+		if strings.HasPrefix(name, "tmp-") {
+			return time.Since(info.ModTime()) >= staleTemp // another process's write may be under way
 		}
-		info, err := e.Info()
-		if err != nil || (temp && time.Since(info.ModTime()) < staleTemp) {
-			continue
-		}
-		files = append(files, file{name, info.Size(), info.ModTime()})
-		total += info.Size()
-	}
-	if total <= c.max {
-		return
-	}
-	slices.SortFunc(files, func(a, b file) int { return a.used.Compare(b.used) })
-	for _, f := range files {
-		if total <= c.max {
-			return
-		}
-		if f.name != keep && os.Remove(filepath.Join(c.dir, f.name)) == nil {
-			total -= f.size
-		}
-	}
+		return strings.HasSuffix(name, ".cubin")
+	}, keep)
 }

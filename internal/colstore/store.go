@@ -18,9 +18,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +31,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 	"github.com/rigel-db/rigel/internal/arrowrec"
+	"github.com/rigel-db/rigel/internal/lrufiles"
 )
 
 // Store is the column files of one database file.
@@ -375,35 +376,9 @@ func (s *Store) makeRoom(dir string, size int64) bool {
 	}
 	s.evict.Lock()
 	defer s.evict.Unlock()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	type file struct {
-		path string
-		size int64
-		used time.Time
-	}
-	var files []file
-	var used int64
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		files = append(files, file{filepath.Join(dir, e.Name()), info.Size(), info.ModTime()})
-		used += info.Size()
-	}
-	slices.SortFunc(files, func(a, b file) int { return a.used.Compare(b.used) })
-	for _, f := range files {
-		if used+size <= s.limit {
-			break
-		}
-		if os.Remove(f.path) == nil {
-			used -= f.size
-		}
-	}
-	return used+size <= s.limit
+	every := func(string, fs.FileInfo) bool { return true }
+	used, err := lrufiles.Trim(dir, s.limit-size, every, "")
+	return err == nil && used+size <= s.limit
 }
 
 // removeOtherIdentities removes the entries of the database's other
