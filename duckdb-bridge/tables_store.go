@@ -34,18 +34,13 @@ type columnStores struct {
 // file's store, or reads it (read) and keeps it there. Views, temporary
 // tables and in-memory databases are read, never kept.
 func (t *Tables) stored(ctx context.Context, q scanSQL, form string, read func() (arrow.Array, error)) (arrow.Array, error) {
-	s, err := t.storeOf(ctx, q.ref)
+	s, k, err := t.storeKey(ctx, q.ref, q.values[0], form)
 	if err != nil {
 		return nil, err
 	}
 	if s == nil {
 		return read()
 	}
-	id, err := s.Identity()
-	if err != nil {
-		return read()
-	}
-	k := colstore.Key{Identity: id, Table: q.from, Column: q.values[0], Form: form}
 	if arr, ok := s.Get(k); ok {
 		return arr, nil
 	}
@@ -53,12 +48,33 @@ func (t *Tables) stored(ctx context.Context, q scanSQL, form string, read func()
 	if err != nil {
 		return nil, err
 	}
-	// Kept only when the file did not change while it was read: then
-	// what was read is that identity's column.
-	if now, err := s.Identity(); err == nil && now == id && keepable(arr, form) {
+	if unchanged(s, k) && keepable(arr, form) {
 		s.Put(k, arr)
 	}
 	return arr, nil
+}
+
+// storeKey is the column store of the table r and the key of one of its
+// columns (column: the SQL that reads it) in form, under the database
+// file's identity now; no store (nil) where the table has none or the
+// identity cannot be read.
+func (t *Tables) storeKey(ctx context.Context, r tableRef, column, form string) (*colstore.Store, colstore.Key, error) {
+	s, err := t.storeOf(ctx, r)
+	if err != nil || s == nil {
+		return nil, colstore.Key{}, err
+	}
+	id, err := s.Identity()
+	if err != nil {
+		return nil, colstore.Key{}, nil
+	}
+	return s, colstore.Key{Identity: id, Table: r.sql(), Column: column, Form: form}, nil
+}
+
+// unchanged says whether the database file still has the identity k was
+// made under: only then is what was read that identity's column.
+func unchanged(s *colstore.Store, k colstore.Key) bool {
+	now, err := s.Identity()
+	return err == nil && now == k.Identity
 }
 
 // keepable says whether arr is the form asked for (a dictionary read that
@@ -181,15 +197,8 @@ func (t *Tables) layoutKey(ctx context.Context, table, column string) (*colstore
 	if err != nil {
 		return nil, colstore.Key{}, false
 	}
-	s, err := t.storeOf(ctx, r)
-	if err != nil || s == nil {
-		return nil, colstore.Key{}, false
-	}
-	id, err := s.Identity()
-	if err != nil {
-		return nil, colstore.Key{}, false
-	}
-	return s, colstore.Key{Identity: id, Table: r.sql(), Column: strings.ToLower(column), Form: layoutForm}, true
+	s, k, err := t.storeKey(ctx, r, strings.ToLower(column), layoutForm)
+	return s, k, err == nil && s != nil
 }
 
 // KeptLayout is the layout decision another process kept for the column
@@ -240,20 +249,13 @@ func (t *Tables) ReadColumnSegments(ctx context.Context, table, column string, d
 	if dict = dict && arrow.TypeEqual(f.Type, arrow.BinaryTypes.String); dict {
 		form = colstore.FormDictionary
 	}
-	s, err := t.storeOf(ctx, q.ref)
+	s, k, err := t.storeKey(ctx, q.ref, q.values[0], form)
 	if err != nil {
 		return err
 	}
-	var k colstore.Key
 	if s != nil {
-		id, err := s.Identity()
-		if err != nil {
-			s = nil
-		} else {
-			k = colstore.Key{Identity: id, Table: q.from, Column: q.values[0], Form: form}
-			if parts, ok := s.GetSegments(k); ok {
-				return putSlices(parts, per, put)
-			}
+		if parts, ok := s.GetSegments(k); ok {
+			return putSlices(parts, per, put)
 		}
 	}
 	var w *colstore.SegmentWriter
@@ -284,8 +286,7 @@ func (t *Tables) ReadColumnSegments(ctx context.Context, table, column string, d
 		return put(arr)
 	})
 	if w != nil {
-		// Kept only when the file did not change while it was read.
-		if now, ierr := s.Identity(); err == nil && ierr == nil && now == k.Identity {
+		if err == nil && unchanged(s, k) {
 			w.Commit()
 		} else {
 			w.Abort()
