@@ -295,11 +295,7 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 					r.err = fmt.Errorf("loading %s.%s: internal error (a bug): %v", s.Table, s.Columns[i], p)
 				}
 			}()
-			var sr SegmentReader
-			var su gpu.SegmentUploader
-			if s.derived(i) == nil {
-				sr, su = segmentsOf(src, dev, rows, per, s.Types[i])
-			}
+			sr, su := segmentsOf(src, dev, s, i, rows, per)
 			if rows >= 0 {
 				held := loadBytes(rows, s.Types[i])
 				if su != nil {
@@ -322,13 +318,7 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 				uploading.Add(int64(up))
 				reading.Add(int64(time.Since(t0) - up))
 			} else {
-				var arr arrow.Array
-				var err error
-				if f := s.derived(i); f != nil {
-					arr, err = readDerived(ctx, src, s.Table, s.Columns[i], f)
-				} else {
-					arr, err = readColumn(ctx, src, s.Table, s.Columns[i], s.Types[i].Kind == gpu.Dict)
-				}
+				arr, err := readScanColumn(ctx, src, s, i)
 				if err != nil {
 					r.err = err
 					return
@@ -446,14 +436,19 @@ func readColumn(ctx context.Context, src TableSource, table, column string, dict
 	return arrays[0], nil
 }
 
-// readDerived reads the dictionary of a string function of a column,
-// computed by the source (derive.go).
-func readDerived(ctx context.Context, src TableSource, table, column string, f *gpu.StrFunc) (arrow.Array, error) {
+// readScanColumn reads column i of s whole: the dictionary of the string
+// function it derives, computed by the source (derive.go), or the column,
+// dictionary-encoded where the device holds it so.
+func readScanColumn(ctx context.Context, src TableSource, s *Scan, i int) (arrow.Array, error) {
+	f := s.derived(i)
+	if f == nil {
+		return readColumn(ctx, src, s.Table, s.Columns[i], s.Types[i].Kind == gpu.Dict)
+	}
 	dr, ok := src.(DerivedReader)
 	if !ok {
-		return nil, fmt.Errorf("scan %s: the source cannot compute %s: %w", table, f.SQL(column), gpu.ErrUnsupported)
+		return nil, fmt.Errorf("scan %s: the source cannot compute %s: %w", s.Table, f.SQL(s.Columns[i]), gpu.ErrUnsupported)
 	}
-	return dr.ReadDerivedDictionary(ctx, table, column, f)
+	return dr.ReadDerivedDictionary(ctx, s.Table, s.Columns[i], f)
 }
 
 // readColumns reads whole columns from the source, one array each.

@@ -37,12 +37,12 @@ func segmentRows() (int64, error) {
 	return n, nil
 }
 
-// segmentsOf says whether a column of t and rows rows loads in segments
-// of per rows from src onto dev.
-func segmentsOf(src TableSource, dev gpu.Device, rows, per int64, t gpu.Type) (SegmentReader, gpu.SegmentUploader) {
+// segmentsOf says whether column i of s, of rows rows, loads in segments
+// of per rows from src onto dev (not one the source derives: derive.go).
+func segmentsOf(src TableSource, dev gpu.Device, s *Scan, i int, rows, per int64) (SegmentReader, gpu.SegmentUploader) {
 	sr, ok1 := src.(SegmentReader)
 	su, ok2 := dev.(gpu.SegmentUploader)
-	if !ok1 || !ok2 || per <= 0 || rows <= per || t.Kind == gpu.Str {
+	if !ok1 || !ok2 || per <= 0 || rows <= per || s.Types[i].Kind == gpu.Str || s.derived(i) != nil {
 		return nil, nil
 	}
 	return sr, su
