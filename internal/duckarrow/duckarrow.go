@@ -161,10 +161,9 @@ func (a *Arrow) AppendRecord(catalog, schema, table string, rec arrow.RecordBatc
 		return err
 	}
 	var app bindings.Appender
+	defer bindings.AppenderDestroy(&app) // after the errors below read it
 	if bindings.AppenderCreateExt(bindings.Connection{Ptr: conn}, catalog, schema, table, &app) == bindings.StateError {
-		msg := bindings.AppenderError(app)
-		bindings.AppenderDestroy(&app)
-		return fmt.Errorf("appending to %s: %s", table, msg)
+		return fmt.Errorf("appending to %s: %s", table, bindings.AppenderError(app))
 	}
 	fail := func(what string) error {
 		e := bindings.AppenderErrorData(app)
@@ -185,24 +184,18 @@ func (a *Arrow) AppendRecord(catalog, schema, table string, rec arrow.RecordBatc
 			if ca.release != nil {
 				cdata.ReleaseCArrowArray((*cdata.CArrowArray)(unsafe.Pointer(ca)))
 			}
-			bindings.AppenderDestroy(&app)
 			return err
 		}
 		dc := bindings.DataChunk{Ptr: chunk}
 		state := bindings.AppendDataChunk(app, dc)
 		bindings.DestroyDataChunk(&dc)
 		if state == bindings.StateError {
-			err := fail("a chunk of rows")
-			bindings.AppenderDestroy(&app)
-			return err
+			return fail("a chunk of rows")
 		}
 	}
 	if bindings.AppenderClose(app) == bindings.StateError {
-		err := fail("closing")
-		bindings.AppenderDestroy(&app)
-		return err
+		return fail("closing")
 	}
-	bindings.AppenderDestroy(&app)
 	return nil
 }
 
