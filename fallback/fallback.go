@@ -52,7 +52,7 @@ func ReadColumn(ctx context.Context, db *sql.DB, from, value string, want arrow.
 	return readArray(ctx, db, func(a *duckarrow.Arrow) (arrow.Array, error) {
 		out, err := a.ScatterColumn(ctx, from, value, want, duckguard.Statement())
 		if errors.Is(err, duckarrow.ErrNotScattered) {
-			return a.QueryColumn(ctx, "SELECT "+value+" FROM "+from, want, duckguard.Statement())
+			return queried(ctx, a, from, value, want)
 		}
 		return out, err
 	})
@@ -67,7 +67,7 @@ func ReadDictionaryColumn(ctx context.Context, db *sql.DB, from, value string) (
 	return readArray(ctx, db, func(a *duckarrow.Arrow) (arrow.Array, error) {
 		out, err := a.ScatterDictionary(ctx, from, value, duckguard.Statement())
 		if errors.Is(err, duckarrow.ErrNotScattered) {
-			return a.QueryColumn(ctx, "SELECT "+value+" FROM "+from, arrow.BinaryTypes.String, duckguard.Statement())
+			return queried(ctx, a, from, value, arrow.BinaryTypes.String)
 		}
 		return out, err
 	})
@@ -85,7 +85,7 @@ func ReadColumnSegments(ctx context.Context, db *sql.DB, from, value string, wan
 		if !errors.Is(err, duckarrow.ErrNotScattered) {
 			return err
 		}
-		whole, err := a.QueryColumn(ctx, "SELECT "+value+" FROM "+from, want, duckguard.Statement())
+		whole, err := queried(ctx, a, from, value, want)
 		if err != nil {
 			return err
 		}
@@ -95,6 +95,13 @@ func ReadColumnSegments(ctx context.Context, db *sql.DB, from, value string, wan
 		return err
 	}
 	return closeQuietly(conn)
+}
+
+// queried reads a whole column from its query's result (DuckDB's vectors
+// copied: duckarrow.QueryColumn), where DuckDB's scan cannot write it by
+// rowid (duckarrow.ErrNotScattered).
+func queried(ctx context.Context, a *duckarrow.Arrow, from, value string, want arrow.DataType) (arrow.Array, error) {
+	return a.QueryColumn(ctx, "SELECT "+value+" FROM "+from, want, duckguard.Statement())
 }
 
 // QueryColumn runs a query of one column of type want on DuckDB and
