@@ -108,22 +108,7 @@ func TestScatterDictionaryMatchesQueryColumn(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%d rows, %s: %v", rows, exprs[k], err)
 				}
-				d := got.(*array.Dictionary)
-				dict := d.Dictionary().(*array.String)
-				for i := 1; i < dict.Len(); i++ {
-					if !(dict.Value(i-1) < dict.Value(i)) {
-						t.Fatalf("%s: dictionary not strictly in byte order at %d: %q, %q", exprs[k], i, dict.Value(i-1), dict.Value(i))
-					}
-				}
-				ws := want.(*array.String)
-				if d.Len() != ws.Len() || d.NullN() != ws.NullN() {
-					t.Fatalf("%s: %d rows, %d nulls; want %d, %d", exprs[k], d.Len(), d.NullN(), ws.Len(), ws.NullN())
-				}
-				for i := range ws.Len() {
-					if ws.IsNull(i) != d.IsNull(i) || ws.IsValid(i) && ws.Value(i) != dict.Value(d.GetValueIndex(i)) {
-						t.Fatalf("%s: row %d differs", exprs[k], i)
-					}
-				}
+				sameStrings(t, exprs[k], got, want)
 				got.Release()
 				want.Release()
 			}
@@ -362,16 +347,32 @@ func TestScatterDictionaryLargeIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer got.Release()
-		d := got.(*array.Dictionary)
-		dict := d.Dictionary().(*array.String)
-		if dict.Len() < 1<<19 {
-			t.Fatalf("a dictionary of %d strings does not need several index threads", dict.Len())
+		if n := got.(*array.Dictionary).Dictionary().Len(); n < 1<<19 {
+			t.Fatalf("a dictionary of %d strings does not need several index threads", n)
 		}
-		ws := want.(*array.String)
-		for i := range ws.Len() {
-			if ws.IsNull(i) != d.IsNull(i) || ws.IsValid(i) && ws.Value(i) != dict.Value(d.GetValueIndex(i)) {
-				t.Fatalf("row %d differs", i)
-			}
-		}
+		sameStrings(t, "600,011 strings", got, want)
 	})
+}
+
+// sameStrings checks that got, a dictionary array, holds want's strings
+// (nulls where it has them) and that its dictionary is strictly in byte
+// order.
+func sameStrings(t *testing.T, what string, got, want arrow.Array) {
+	t.Helper()
+	d := got.(*array.Dictionary)
+	dict := d.Dictionary().(*array.String)
+	for i := 1; i < dict.Len(); i++ {
+		if !(dict.Value(i-1) < dict.Value(i)) {
+			t.Fatalf("%s: dictionary not strictly in byte order at %d: %q, %q", what, i, dict.Value(i-1), dict.Value(i))
+		}
+	}
+	ws := want.(*array.String)
+	if d.Len() != ws.Len() || d.NullN() != ws.NullN() {
+		t.Fatalf("%s: %d rows, %d nulls; want %d, %d", what, d.Len(), d.NullN(), ws.Len(), ws.NullN())
+	}
+	for i := range ws.Len() {
+		if ws.IsNull(i) != d.IsNull(i) || ws.IsValid(i) && ws.Value(i) != dict.Value(d.GetValueIndex(i)) {
+			t.Fatalf("%s: row %d differs", what, i)
+		}
+	}
 }
