@@ -33,27 +33,10 @@ type SegmentWriter struct {
 // is nil when the store keeps nothing more (its limit, the disk's free
 // space: the reason counts as a skipped write).
 func (s *Store) NewSegmentWriter(k Key, estimate int64) *SegmentWriter {
-	dir := filepath.Join(s.dir, k.Identity)
-	skip := func(err error) *SegmentWriter {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.stats.Skipped++
-		if err != nil {
-			s.stats.LastError = err.Error()
-		}
+	release, err := s.room(k, estimate)
+	if release == nil {
+		s.skipped(err)
 		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return skip(err)
-	}
-	release, err := s.reserve(dir, estimate)
-	if err != nil {
-		return skip(err)
-	}
-	s.removeOtherIdentities(k.Identity)
-	if s.limit > 0 && !s.makeRoom(dir, estimate) {
-		release()
-		return skip(nil)
 	}
 	return &SegmentWriter{s: s, k: k, base: k.file(s.dir), release: release}
 }
@@ -104,8 +87,7 @@ func (w *SegmentWriter) create(t arrow.DataType) error {
 	if err != nil {
 		return err
 	}
-	md := arrow.NewMetadata([]string{metaKey}, []string{w.k.what()})
-	schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: t, Nullable: true}}, &md)
+	schema := columnSchema(t, w.k.what())
 	iw, err := ipc.NewFileWriter(f, ipc.WithSchema(schema))
 	if err != nil {
 		f.Close()
@@ -156,10 +138,7 @@ func (w *SegmentWriter) Commit() {
 		}
 	}
 	w.finish()
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
-	w.s.stats.Written++
-	w.s.stats.BytesWritten += size
+	w.s.written(size)
 }
 
 // Abort waits for the write under way and removes what was written.
@@ -172,12 +151,7 @@ func (w *SegmentWriter) Abort() {
 		w.w = nil
 	}
 	w.finish()
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
-	w.s.stats.Skipped++
-	if w.err != nil {
-		w.s.stats.LastError = w.err.Error()
-	}
+	w.s.skipped(w.err)
 }
 
 func (w *SegmentWriter) finish() {

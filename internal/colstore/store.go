@@ -290,18 +290,30 @@ func (s *Store) Put(k Key, arr arrow.Array) {
 		defer s.pending.Add(-1)
 		defer arr.Release()
 		n, err := s.put(k, arr)
-		s.mu.Lock()
-		defer s.mu.Unlock()
 		if err != nil || n == 0 {
-			s.stats.Skipped++
-			if err != nil {
-				s.stats.LastError = err.Error()
-			}
+			s.skipped(err)
 			return
 		}
-		s.stats.Written++
-		s.stats.BytesWritten += n
+		s.written(n)
 	}()
+}
+
+// written counts a column file of n bytes written.
+func (s *Store) written(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Written++
+	s.stats.BytesWritten += n
+}
+
+// skipped counts a column not kept, and why (err nil: the store's limit).
+func (s *Store) skipped(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Skipped++
+	if err != nil {
+		s.stats.LastError = err.Error()
+	}
 }
 
 // Wait waits for the writes Put started.
@@ -323,19 +335,11 @@ func (s *Store) put(k Key, arr arrow.Array) (int64, error) {
 	for _, p := range parts {
 		size += arrowrec.DataBytes(p.Data())
 	}
-	dir := filepath.Join(s.dir, k.Identity)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
-	}
-	release, err := s.reserve(dir, size)
-	if err != nil {
+	release, err := s.room(k, size)
+	if release == nil {
 		return 0, err
 	}
 	defer release()
-	s.removeOtherIdentities(k.Identity)
-	if s.limit > 0 && !s.makeRoom(dir, size) {
-		return 0, nil
-	}
 	base := k.file(s.dir)
 	names := []string{base + ".arrow", base + ".dict.arrow"}
 	for i, p := range parts {
@@ -344,6 +348,27 @@ func (s *Store) put(k Key, arr arrow.Array) (int64, error) {
 		}
 	}
 	return size, nil
+}
+
+// room readies the store for size more bytes of k's files: its
+// identity's folder, the other identities' files removed, the disk space
+// reserved (release gives it back once written) and the least recently
+// used files removed to keep the limit. A nil release: the store keeps
+// nothing more (err says why; nil for the limit).
+func (s *Store) room(k Key, size int64) (release func(), err error) {
+	dir := filepath.Join(s.dir, k.Identity)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if release, err = s.reserve(dir, size); err != nil {
+		return nil, err
+	}
+	s.removeOtherIdentities(k.Identity)
+	if s.limit > 0 && !s.makeRoom(dir, size) {
+		release()
+		return nil, nil
+	}
+	return release, nil
 }
 
 // reserve counts size bytes as being written to dir's file system until
@@ -413,9 +438,7 @@ func writeArray(path string, arr arrow.Array, what string) error {
 		return err
 	}
 	tmp := f.Name()
-	md := arrow.NewMetadata([]string{metaKey}, []string{what})
-	schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: arr.DataType(), Nullable: true}}, &md)
-	rec := array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len()))
+	rec := array.NewRecordBatch(columnSchema(arr.DataType(), what), []arrow.Array{arr}, int64(arr.Len()))
 	defer rec.Release()
 	err = arrowfmt.WriteFile(f, rec)
 	if err == nil {
@@ -425,6 +448,13 @@ func writeArray(path string, arr arrow.Array, what string) error {
 		os.Remove(tmp)
 	}
 	return err
+}
+
+// columnSchema is the schema of a column file: one column of type t, the
+// entry's key (what) in its metadata, which readArrays checks.
+func columnSchema(t arrow.DataType, what string) *arrow.Schema {
+	md := arrow.NewMetadata([]string{metaKey}, []string{what})
+	return arrow.NewSchema([]arrow.Field{{Name: "c", Type: t, Nullable: true}}, &md)
 }
 
 // readArrays maps the Arrow IPC file at path and returns its column, an
