@@ -44,7 +44,7 @@ func (x *Executor) deriveSubstrings(root Node) map[*Scan][]string {
 	for _, o := range f.carries(root) {
 		d.disqualify(o) // the plan's result holds the strings themselves
 	}
-	d.visit(root, map[Node]bool{})
+	d.visit(root)
 	chosen := map[int]*gpu.StrFunc{}
 	for o, fn := range d.fn {
 		if !d.bad[o] {
@@ -81,12 +81,6 @@ type derivation struct {
 func (d *derivation) disqualify(o int) {
 	if o >= 0 {
 		d.bad[o] = true
-	}
-}
-
-func (d *derivation) disqualifyAll(cols []int) {
-	for _, o := range cols {
-		d.disqualify(o)
 	}
 }
 
@@ -138,64 +132,25 @@ func (d *derivation) uses(e *gpu.Expr, in []int, bare bool) {
 // origins. Operators that order, match or hand the strings on to another
 // engine (sort keys, join keys, aggregates, unions, fallbacks) use the
 // strings themselves.
-func (d *derivation) visit(n Node, seen map[Node]bool) {
-	if seen[n] {
-		return
-	}
-	seen[n] = true
-	f := d.flow
-	f.carries(n)
-	kids := n.Children()
-	ins := make([][]int, len(kids))
-	for i, k := range kids {
-		ins[i] = f.carries(k)
-	}
-	switch n := n.(type) {
-	case *Pipeline:
-		in, p := ins[0], n.Pipe
-		if len(in) != len(p.Inputs) {
-			d.disqualifyAll(in)
-			break
+func (d *derivation) visit(root Node) {
+	disqualify := func(o int, _ string) { d.disqualify(o) }
+	d.flow.walk(root, map[Node]bool{}, func(n Node, ins [][]int) {
+		if commonReads(n, ins, disqualify, d.uses) {
+			return
 		}
-		d.uses(p.Filter, in, false)
-		for _, e := range p.Project {
-			d.uses(e, in, true)
-		}
-		if p.Sink == gpu.SinkAggregate {
-			for _, a := range p.Aggs {
-				if a.Kind != gpu.AggCountStar && a.Arg >= 0 && a.Arg < len(p.Project) {
-					if e := p.Project[a.Arg]; e.Op == gpu.OpCol && e.Col >= 0 && e.Col < len(in) {
-						d.disqualify(in[e.Col])
-					}
+		switch n := n.(type) {
+		case *Sort:
+			for _, k := range n.Keys {
+				if k.Col >= 0 && k.Col < len(ins[0]) {
+					d.disqualify(ins[0][k.Col])
 				}
 			}
+		case *Slice, *Retype:
+			// The values pass on.
+		default:
+			rejectAll(ins, disqualify, "")
 		}
-	case *Join:
-		for i, k := range n.LeftKeys {
-			if k >= 0 && k < len(ins[0]) {
-				d.disqualify(ins[0][k])
-			}
-			if k := n.RightKeys[i]; k >= 0 && k < len(ins[1]) {
-				d.disqualify(ins[1][k])
-			}
-		}
-		d.uses(n.Residual, append(append([]int(nil), ins[0]...), ins[1]...), false)
-	case *Sort:
-		for _, k := range n.Keys {
-			if k.Col >= 0 && k.Col < len(ins[0]) {
-				d.disqualify(ins[0][k.Col])
-			}
-		}
-	case *Slice, *Retype:
-		// The values pass on.
-	default:
-		for _, in := range ins {
-			d.disqualifyAll(in)
-		}
-	}
-	for _, k := range kids {
-		d.visit(k, seen)
-	}
+	})
 }
 
 // rewrite replaces, in every expression that reads a chosen origin, its

@@ -146,7 +146,7 @@ func (x *Executor) ChooseStringLayouts(ctx context.Context, root Node) error {
 		}
 	}()
 	f := &strFlow{carried: map[Node][]int{}, why: map[int]string{}}
-	f.checkUses(root, map[Node]bool{})
+	f.checkUses(root)
 	// The columns every use allows Str are sampled, side by side: each a
 	// query on DuckDB of its own (a plan of TPC-H Q2 samples 8).
 	choices := make([]layoutChoice, len(f.origins))
@@ -328,7 +328,27 @@ func (f *strFlow) reject(o int, why string) {
 
 // checkUses visits every node once and rejects the origins it reads in a
 // way that only dictionaries allow (gpu/ext_strings.go).
-func (f *strFlow) checkUses(n Node, seen map[Node]bool) {
+func (f *strFlow) checkUses(root Node) {
+	exprs := func(e *gpu.Expr, in []int, bare bool) { f.exprUses(e, nil, in, bare) } // a bare projection passes Str on
+	f.walk(root, map[Node]bool{}, func(n Node, ins [][]int) {
+		if commonReads(n, ins, f.reject, exprs) {
+			return
+		}
+		switch n.(type) {
+		case *Sort, *Slice, *Retype, *Fallback:
+			// Str keys and payload; the others download.
+		case *Union:
+			// Concat may refuse Str parts of different uploads.
+			rejectAll(ins, f.reject, "a UNION ALL input")
+		default:
+			rejectAll(ins, f.reject, fmt.Sprintf("read by %T", n))
+		}
+	})
+}
+
+// walk visits every node under n once, parents first, handing reads each
+// node and its inputs' origins (carries).
+func (f *strFlow) walk(n Node, seen map[Node]bool, reads func(n Node, ins [][]int)) {
 	if seen[n] {
 		return
 	}
@@ -339,55 +359,62 @@ func (f *strFlow) checkUses(n Node, seen map[Node]bool) {
 	for i, k := range kids {
 		ins[i] = f.carries(k)
 	}
-	rejectAll := func(why string) {
-		for _, in := range ins {
-			for _, o := range in {
-				f.reject(o, why)
-			}
+	reads(n, ins)
+	for _, k := range kids {
+		f.walk(k, seen, reads)
+	}
+}
+
+func rejectAll(ins [][]int, reject func(o int, why string), why string) {
+	for _, in := range ins {
+		for _, o := range in {
+			reject(o, why)
 		}
 	}
+}
+
+// commonReads hands over the reads of origins that every string analysis
+// (the layouts here, the derived columns of derive.go) treats alike, and
+// says whether n was such a node: a pipeline's filter and projections go
+// to exprs (bare: a whole projection, which passes its column on) and its
+// aggregates' arguments to reject (they need the strings themselves); a
+// join's keys go to reject, its residual (a filter over Left's columns,
+// then Right's) to exprs.
+func commonReads(n Node, ins [][]int, reject func(o int, why string), exprs func(e *gpu.Expr, in []int, bare bool)) bool {
 	switch n := n.(type) {
 	case *Pipeline:
 		in, p := ins[0], n.Pipe
 		if len(in) != len(p.Inputs) {
-			rejectAll("read by a pipeline of other inputs")
-			break
+			rejectAll(ins, reject, "read by a pipeline of other inputs")
+			return true
 		}
-		f.exprUses(p.Filter, nil, in, false)
+		exprs(p.Filter, in, false)
 		for _, e := range p.Project {
-			f.exprUses(e, nil, in, true) // a bare projection passes Str on
+			exprs(e, in, true)
 		}
 		if p.Sink == gpu.SinkAggregate {
 			for _, a := range p.Aggs {
 				if a.Kind != gpu.AggCountStar && a.Arg >= 0 && a.Arg < len(p.Project) {
 					if e := p.Project[a.Arg]; e.Op == gpu.OpCol && e.Col >= 0 && e.Col < len(in) {
-						f.reject(in[e.Col], "aggregated by "+a.Kind.String())
+						reject(in[e.Col], "aggregated by "+a.Kind.String())
 					}
 				}
 			}
 		}
+		return true
 	case *Join:
 		for i, k := range n.LeftKeys {
 			if k >= 0 && k < len(ins[0]) {
-				f.reject(ins[0][k], "a join key")
+				reject(ins[0][k], "a join key")
 			}
 			if k := n.RightKeys[i]; k >= 0 && k < len(ins[1]) {
-				f.reject(ins[1][k], "a join key")
+				reject(ins[1][k], "a join key")
 			}
 		}
-		// The residual is a filter over Left's columns, then Right's.
-		f.exprUses(n.Residual, nil, append(append([]int(nil), ins[0]...), ins[1]...), false)
-	case *Sort, *Slice, *Retype, *Fallback:
-		// Str keys and payload; the others download.
-	case *Union:
-		// Concat may refuse Str parts of different uploads.
-		rejectAll("a UNION ALL input")
-	default:
-		rejectAll(fmt.Sprintf("read by %T", n))
+		exprs(n.Residual, append(append([]int(nil), ins[0]...), ins[1]...), false)
+		return true
 	}
-	for _, k := range kids {
-		f.checkUses(k, seen)
-	}
+	return false
 }
 
 // exprUses rejects the origins that e reads other than as Args[0] of a
