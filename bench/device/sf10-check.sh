@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# TPC-H SF10 on a fresh machine: HEAD (a00f834) against f2897af's hot table (5% rule), HEAD's cold with the store empty then full, Q1 in new processes, EXPLAIN ANALYZE's Scan load lines.
+# TPC-H SF10 on a fresh machine: the device battery (cuda.test, when the bundle has it), then rigel (HEAD) against
+# rigel-base's hot table (5% rule), HEAD's cold with the store empty then full, Q1 in new processes, EXPLAIN ANALYZE's Scan load lines.
 cd "$(dirname "$0")"
 for f in *.xz; do xz -d -f -T0 "$f"; done
 chmod +x rigel rigel-base tpchgen-cli
+if [ -f cuda.test ]; then
+  chmod +x cuda.test; ./cuda.test -test.count=1 > "$OUT/battery.log" 2>&1; echo "battery rc=$? $(tail -1 "$OUT/battery.log")"
+  grep -E "^\s*--- FAIL" "$OUT/battery.log" | head
+fi
 data=$PWD/../.device-data; mkdir -p "$data"
 export RIGEL_TPCHGEN=$PWD/tpchgen-cli
 db=$data/tpch-sf10.duckdb
