@@ -114,6 +114,38 @@ type Column interface {
 	Release()
 }
 
+// PackedColumn is a column a device may hold packed (gpu/cuda packs
+// integer table columns with gpu/forpack), whose values then take other
+// than Len() x the kind's width bytes.
+type PackedColumn interface {
+	// PackedBytes is the bytes of the packed values, what a kernel that
+	// reads the column reads; 0 when the column is not packed.
+	PackedBytes() int64
+	// ValueBytes is the device memory the values hold: packed, plus the
+	// plain copy an operation that reads values in place made.
+	ValueBytes() int64
+}
+
+// ScanBytes is the bytes a kernel reads of col's values (packed or plain;
+// a Str column's characters not included).
+func ScanBytes(col Column) int64 {
+	if p, ok := col.(PackedColumn); ok {
+		if n := p.PackedBytes(); n > 0 {
+			return n
+		}
+	}
+	return int64(col.Len()) * int64(col.Type().Kind.Width())
+}
+
+// ValueBytes is the device memory col's values hold (a Str column's
+// characters not included).
+func ValueBytes(col Column) int64 {
+	if p, ok := col.(PackedColumn); ok {
+		return p.ValueBytes()
+	}
+	return int64(col.Len()) * int64(col.Type().Kind.Width())
+}
+
 // Info describes a device for `rigel doctor` and EXPLAIN.
 type Info struct {
 	Name        string // "cuda" or "host"

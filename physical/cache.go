@@ -95,7 +95,7 @@ func cacheKey(src, table, col string) string {
 // ScanStats counts what scans did.
 type ScanStats struct {
 	BytesFromHost int64 // table bytes read from the host database and uploaded
-	BytesScanned  int64 // device bytes of the columns the plan's scans read
+	BytesScanned  int64 // device bytes of the columns the plan's scans read (packed columns' packed bytes)
 	CacheHits     int
 	CacheMisses   int
 }
@@ -126,7 +126,7 @@ func (c *ColumnCache) Stats() CacheStats {
 // validity bitmap and, for strings, its dictionary.
 func columnBytes(col gpu.Column) int64 {
 	t := col.Type()
-	n := int64(col.Len()) * int64(t.Kind.Width())
+	n := gpu.ValueBytes(col)
 	if t.Nullable {
 		n += (int64(col.Len()) + 7) / 8
 	}
@@ -189,7 +189,7 @@ func (c *ColumnCache) get(ctx context.Context, dev gpu.Device, src TableSource, 
 		c.evictToFit()
 	}
 	for _, col := range out {
-		st.BytesScanned += int64(col.Len())*int64(col.Type().Kind.Width()) + charBytes(col)
+		st.BytesScanned += gpu.ScanBytes(col) + charBytes(col)
 	}
 	return out, nil
 }
@@ -377,10 +377,28 @@ func (c *ColumnCache) load(ctx context.Context, dev gpu.Device, src TableSource,
 	if n := segmented.Load(); n > 0 {
 		inSegments = fmt.Sprintf(", %d of them in segments of %d rows", n, per)
 	}
-	c.progress(fmt.Sprintf("loaded %s: %d column(s)%s, %d rows, %.2f GB in %s (%.2f GB/s; columns' read %s, upload %s)", s.Table, len(out), inSegments, out[0].Len(),
+	c.progress(fmt.Sprintf("loaded %s: %d column(s)%s, %d rows, %.2f GB in %s (%.2f GB/s; columns' read %s, upload %s)%s", s.Table, len(out), inSegments, out[0].Len(),
 		float64(bytes)/1e9, took.Round(time.Millisecond), float64(bytes)/1e9/max(took.Seconds(), 1e-9),
-		time.Duration(reading.Load()).Round(time.Millisecond), time.Duration(uploading.Load()).Round(time.Millisecond)))
+		time.Duration(reading.Load()).Round(time.Millisecond), time.Duration(uploading.Load()).Round(time.Millisecond), packedText(out)))
 	return out, nil
+}
+
+// packedText tells how much smaller the device holds the packed ones of
+// cols (gpu.PackedColumn) than their plain values; "" when none is packed.
+func packedText(cols []gpu.Column) string {
+	var packed, plain int64
+	n := 0
+	for _, col := range cols {
+		if p, ok := col.(gpu.PackedColumn); ok && p.PackedBytes() > 0 {
+			n++
+			packed += p.PackedBytes()
+			plain += int64(col.Len()) * int64(col.Type().Kind.Width())
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d packed: %.2f GB of values in %.2f GB, %.1fx", n, float64(plain)/1e9, float64(packed)/1e9, float64(plain)/float64(max(packed, 1)))
 }
 
 func (c *ColumnCache) progress(msg string) {

@@ -121,13 +121,27 @@ func (g *exprGen) loadColumn(c int) {
 		g.loadStrColumn(c, t, w, "i") // codegen_strrow.go
 		return
 	}
-	g.line("const %s c%d = (%s)((const %s *)A.a[%d])[i];", ctype(t.Kind), c, ctype(t.Kind), stype(t.Kind), w)
+	g.line("const %s c%d = %s;", ctype(t.Kind), c, columnValue(t, w, "i"))
 	if t.Nullable {
 		g.line("const bool cn%d = A.a[%d] != 0 && ((const uint8_t *)A.a[%d])[i] == 0;", c, w+1, w+1)
 	} else {
 		g.line("const bool cn%d = false;", c)
 	}
 	g.line("(void)c%d; (void)cn%d;", c, c)
+}
+
+// columnValue is the expression of row `row` of the input column at Args
+// word w. A kind the device may keep packed (packedKinds: gpu/forpack)
+// decodes in registers when the column's third word, its frame, is set
+// (inputArgs): one source serves a table column packed at upload
+// and the same column plain (an intermediate), so kernels compiled ahead
+// match whichever comes.
+func columnValue(t gpu.Type, w int, row string) string {
+	plain := fmt.Sprintf("((const %s *)A.a[%d])[%s]", stype(t.Kind), w, row)
+	if !packedKinds[t.Kind] {
+		return fmt.Sprintf("(%s)%s", ctype(t.Kind), plain)
+	}
+	return fmt.Sprintf("(%s)(A.a[%d] ? (%s)rg_unpacked(A.a[%d], A.a[%d], %s) : %s)", ctype(t.Kind), w+2, stype(t.Kind), w, w+2, row, plain)
 }
 
 // columnsOf adds the input columns e reads to set.

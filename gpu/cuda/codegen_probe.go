@@ -84,7 +84,7 @@ func loadAt(g *exprGen, c int, row string) error {
 		g.loadStrColumn(c, t, w, row) // codegen_strrow.go
 		return nil
 	}
-	g.line("const %s c%d = (%s)((const %s *)A.a[%d])[%s];", ctype(t.Kind), c, ctype(t.Kind), stype(t.Kind), w, row)
+	g.line("const %s c%d = %s;", ctype(t.Kind), c, columnValue(t, w, row))
 	if t.Nullable {
 		g.line("const bool cn%d = A.a[%d] != 0 && ((const uint8_t *)A.a[%d])[%s] == 0;", c, w+1, w+1, row)
 	} else {

@@ -71,6 +71,7 @@ type Device struct {
 	quick                 map[string]*module
 	status                uint64            // 4-byte device word kernels raise flags in
 	programMode           programMode       // when pipelines run on the interpreter (program_run.go)
+	packing               packing           // which uploads are packed (packed.go)
 	readyCalls            map[readyKey]bool // fused join calls whose kernels were ready (deferFused)
 	closed                bool
 	// opCtx is the running operation's ctx, which launches and waits
@@ -110,7 +111,7 @@ func Open() (*Device, error) {
 	if err := loadNVRTC(); err != nil {
 		return nil, err
 	}
-	d := &Device{programMode: defaultProgramMode, readyCalls: map[readyKey]bool{}, mods: map[string]*module{}, quick: map[string]*module{}, pending: map[string]*pendingCompile{}, pendingQuick: map[string]*pendingCompile{}}
+	d := &Device{packing: packingFromEnv(), programMode: defaultProgramMode, readyCalls: map[readyKey]bool{}, mods: map[string]*module{}, quick: map[string]*module{}, pending: map[string]*pendingCompile{}, pendingQuick: map[string]*pendingCompile{}}
 	if err := check(C.rg_device_get(&d.dev, 0), "cuDeviceGet 0"); err != nil {
 		return nil, fmt.Errorf("%v: %w", err, gpu.ErrNoDevice)
 	}
@@ -411,6 +412,9 @@ type column struct {
 	// int32 offsets, or, when views is set, one 64-bit view per row.
 	str   *strChars
 	views bool
+	// pack: the column is held packed (packed.go); data is 0 until an
+	// operation that reads values in place unpacks it.
+	pack *packedColumn
 }
 
 func (c *column) Type() gpu.Type            { return c.t }
@@ -433,11 +437,21 @@ func (c *column) Release() {
 	d.freeColumn(c)
 }
 
-// asColumns checks that cols belong to d and are live.
-func (d *Device) asColumns(cols []gpu.Column) ([]*column, error) { return d.checkColumns(cols, false) }
+// asColumns checks that cols belong to d and are live, and unpacks packed
+// ones.
+func (d *Device) asColumns(cols []gpu.Column) ([]*column, error) { return d.checkColumns(cols, 0) }
 
-// checkColumns is asColumns; strOK lets str columns through (asInputs).
-func (d *Device) checkColumns(cols []gpu.Column, strOK bool) ([]*column, error) {
+// accepts are the column forms an operation takes beyond plain values.
+type accepts uint8
+
+const (
+	acceptStr    accepts = 1 << iota // Str columns (strcol_strings.go)
+	acceptPacked                     // packed columns, read through inputArgs (packed.go)
+)
+
+// checkColumns is asColumns; takes lets Str columns through, or packed ones
+// as they are (else they are unpacked: packed.go). Callers hold d.mu.
+func (d *Device) checkColumns(cols []gpu.Column, takes accepts) ([]*column, error) {
 	out := make([]*column, len(cols))
 	for i, c := range cols {
 		cc, ok := c.(*column)
@@ -447,8 +461,13 @@ func (d *Device) checkColumns(cols []gpu.Column, strOK bool) ([]*column, error) 
 		if cc.freed.Load() {
 			return nil, fmt.Errorf("column %d was released", i)
 		}
-		if cc.t.Kind == gpu.Str && !strOK { // see strcol_strings.go
+		if cc.t.Kind == gpu.Str && takes&acceptStr == 0 { // see strcol_strings.go
 			return nil, fmt.Errorf("column %d is a str column, which this operation does not take: %w", i, gpu.ErrUnsupported)
+		}
+		if takes&acceptPacked == 0 {
+			if err := d.unpack(cc); err != nil {
+				return nil, fmt.Errorf("column %d: %w", i, err)
+			}
 		}
 		out[i] = cc
 	}

@@ -47,7 +47,14 @@ func TestOpenWithoutGPUSaysWhy(t *testing.T) {
 	t.Logf("%s %s %s %s, %d SMs, %d MiB", in.Model, in.Arch, in.Driver, in.Compiler, in.Multiprocs, in.TotalMemory>>20)
 }
 
-func TestBattery(t *testing.T) { devicetest.Run(t, openOrSkip(t)) }
+// TestBattery runs the battery with packing on (packed.go: off by default),
+// so that its packed cases and every case's large columns are packed.
+func TestBattery(t *testing.T) {
+	d := openOrSkip(t)
+	defer func(p packing) { d.packing = p }(d.packing)
+	d.packing = packLarge
+	devicetest.Run(t, d)
+}
 
 func TestDifferential(t *testing.T) {
 	d := openOrSkip(t)

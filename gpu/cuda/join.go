@@ -189,10 +189,10 @@ func (d *Device) checkJoinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc
 	if len(build) > joinMaxKeys {
 		return nil, nil, fmt.Errorf("%d key columns (the CUDA join takes at most %d): %w", len(build), joinMaxKeys, gpu.ErrUnsupported)
 	}
-	if bc, err = d.sameLength(build, "build key", false); err != nil {
+	if bc, err = d.sameLength(build, "build key", 0); err != nil {
 		return nil, nil, err
 	}
-	if pc, err = d.sameLength(probe, "probe key", false); err != nil {
+	if pc, err = d.sameLength(probe, "probe key", 0); err != nil {
 		return nil, nil, err
 	}
 	for i := range bc {
@@ -207,10 +207,10 @@ func (d *Device) checkJoinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc
 	return bc, pc, nil
 }
 
-// sameLength checks that cols belong to d and are equally long; Str
-// columns are refused (keys) unless strOK.
-func (d *Device) sameLength(cols []gpu.Column, what string, strOK bool) ([]*column, error) {
-	cs, err := d.checkColumns(cols, strOK)
+// sameLength checks that cols belong to d and are equally long (Str and
+// packed columns as checkColumns takes them).
+func (d *Device) sameLength(cols []gpu.Column, what string, ok accepts) ([]*column, error) {
+	cs, err := d.checkColumns(cols, ok)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

@@ -34,7 +34,7 @@ func (d *Device) Gather(ctx context.Context, cols []gpu.Column, idx gpu.Column, 
 	if err != nil {
 		return nil, err
 	}
-	cs, err := d.sameLength(cols, "column", true)
+	cs, err := d.sameLength(cols, "column", acceptStr)
 	if err != nil {
 		return nil, fmt.Errorf("gather: %w", err)
 	}
@@ -238,7 +238,7 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 			return nil, fmt.Errorf("concat: part %d has %d columns, part 0 has %d", k, len(p), len(parts[0]))
 		}
 		var err error
-		if cp[k], err = d.sameLength(p, fmt.Sprintf("part %d column", k), true); err != nil {
+		if cp[k], err = d.sameLength(p, fmt.Sprintf("part %d column", k), acceptStr); err != nil {
 			return nil, fmt.Errorf("concat: %w", err)
 		}
 	}

@@ -26,7 +26,7 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	if d.closed {
 		return nil, fmt.Errorf("run: CUDA device is closed")
 	}
-	cols, err := d.asInputs(inputs) // Str columns too (strcol_strings.go)
+	cols, err := d.asPipelineInputs(inputs) // Str and packed columns too (strcol_strings.go, packed.go)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", p, err)
 	}

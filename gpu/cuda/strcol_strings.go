@@ -71,6 +71,9 @@ func (d *Device) dropChars(s *strChars) {
 
 // inputArgs are the three Args words of an input column.
 func inputArgs(c *column) (data, valid, aux uint64) {
+	if c.pack != nil { // decoded by the kernel (packed.go)
+		return c.pack.words, c.valid, c.pack.frameWord()
+	}
 	if c.str != nil {
 		aux = c.str.ptr
 		if c.views {
@@ -153,7 +156,15 @@ func (c *column) CharBytes() int64 {
 }
 
 // asInputs is asColumns for the operations that take Str columns.
-func (d *Device) asInputs(cols []gpu.Column) ([]*column, error) { return d.checkColumns(cols, true) }
+func (d *Device) asInputs(cols []gpu.Column) ([]*column, error) {
+	return d.checkColumns(cols, acceptStr)
+}
+
+// asPipelineInputs is asInputs for generated kernels and the program
+// interpreter, which read packed columns as they are (inputArgs).
+func (d *Device) asPipelineInputs(cols []gpu.Column) ([]*column, error) {
+	return d.checkColumns(cols, acceptStr|acceptPacked)
+}
 
 // strViewsOf returns cs with each Str upload replaced by a column of views
 // of it (rg_str_views), which the caller frees with release; columns of

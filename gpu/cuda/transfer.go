@@ -95,6 +95,8 @@ type hostColumn struct {
 	data  []byte
 	valid []byte // one byte per row, nil when not nullable
 	dict  *array.String
+	// packed replaces data when the upload packs the column (packed.go).
+	packed *hostPacked
 	// owned are the maps encode made data and valid in (internal/offheap:
 	// a table column's encoding, garbage once uploaded, stays out of the
 	// Go heap); free unmaps them.
@@ -116,7 +118,7 @@ func (h *hostColumn) free() {
 	for _, r := range h.owned {
 		r.Free()
 	}
-	h.owned, h.data, h.valid = nil, nil, nil
+	h.owned, h.data, h.valid, h.packed = nil, nil, nil, nil
 }
 
 // encode turns an Arrow array into device layout on the host.
@@ -216,6 +218,11 @@ func (d *Device) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error
 		return nil, err
 	}
 	defer h.free()
+	if d.packing.packs(h) { // host work, before the device's lock
+		if err := h.pack(); err != nil {
+			return nil, fmt.Errorf("upload: %w", err)
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	defer d.watch(ctx)()
@@ -240,10 +247,12 @@ func (d *Device) place(h *hostColumn, pooled bool) (*column, error) {
 		return d.allocDirect(n, what)
 	}
 	var err error
-	if c.data, err = alloc(int64(h.n * h.t.Kind.Width())); err != nil {
-		return nil, err
+	if h.packed != nil {
+		err = d.placePacked(c, h, what)
+	} else if c.data, err = alloc(int64(h.n * h.t.Kind.Width())); err == nil {
+		err = d.copyIn(c.data, h.data, what)
 	}
-	if err = d.copyIn(c.data, h.data, what); err == nil && h.valid != nil {
+	if err == nil && h.valid != nil {
 		if c.valid, err = alloc(int64(h.n)); err == nil {
 			err = d.copyIn(c.valid, h.valid, what+" validity")
 		}
@@ -276,6 +285,7 @@ func (d *Device) freeColumn(c *column) {
 		d.dropChars(c.str)
 		c.str = nil
 	}
+	d.freePacked(c)
 }
 
 // freeOnError frees the columns *out holds and clears it when *err is

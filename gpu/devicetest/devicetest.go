@@ -43,6 +43,7 @@ func cases() []testCase {
 	all = append(all, strColCases()...)  // cases_strcol.go
 	all = append(all, strFlowCases()...) // cases_strflow.go
 	all = append(all, segmentCases()...) // cases_segments.go
+	all = append(all, packedCases()...)  // cases_packed.go
 	return all
 }
 

@@ -42,6 +42,20 @@ __device__ __forceinline__ void rg_raise(uint32_t *st, uint32_t bit) { atomicOr(
 // Generated kernels find their status word in Args word 1.
 #define status ((uint32_t *)A.a[1])
 
+// rg_unpacked is row i of a packed integer column (gpu/forpack): its
+// difference from the column's base in w bits at bit i*w of words. frame
+// is the column's third Args word (inputArgs): base << 7 | 64 | w, set
+// only for a packed column. Nothing is read before the two words, so a
+// packed column loads as fast as a plain one, and a warp's rows share
+// their words.
+__device__ __forceinline__ long long rg_unpacked(uint64_t words, uint64_t frame, long long i) {
+    const uint32_t w = (uint32_t)frame & 63u;
+    const unsigned long long bit = (unsigned long long)i * w;
+    const uint32_t *p = (const uint32_t *)words + (bit >> 5);
+    const uint32_t d = __funnelshift_r(p[0], p[1], (uint32_t)bit & 31u) & (uint32_t)((1ull << w) - 1ull);
+    return ((long long)frame >> 7) + (long long)d;
+}
+
 // 128-bit arithmetic with signed overflow detection.
 __device__ __forceinline__ bool rg_add128(i128 a, i128 b, i128 *r) {
     i128 s = (i128)((u128)a + (u128)b);

@@ -7,7 +7,8 @@
 //
 // The program block (uint64 words, in device memory, one per run):
 //   header (PG_* indexes below), the inputs (4 words each: data, validity,
-//   kind, and a Str column's characters word, inputArgs), the string tables (1 word each), the projections (1 word each:
+//   kind, and a Str column's characters word or a packed column's frame,
+//   inputArgs), the string tables (1 word each), the projections (1 word each:
 //   register | kind << 16 | nullable << 24), the instructions (2 words
 //   each, read as an int4), the constants (2 words each, an i128: a
 //   float's double bits in the low word), the aggregates (1 word each).
@@ -231,7 +232,7 @@ __device__ __noinline__ uint64_t pg_run(const uint64_t *P, int pc, int end, long
         case PI_LOAD: {
             const uint64_t *col = in + 4 * imm;
             // A Str column passes through as its views (rg_str_view).
-            RV(d) = kind == PK_STR ? (i128)rg_str_view(col[0], col[3], i) : pg_load(col[0], kind, i);
+            RV(d) = kind == PK_STR ? (i128)rg_str_view(col[0], col[3], i) : col[3] ? (i128)rg_unpacked(col[0], col[3], i) : pg_load(col[0], kind, i);
             nm = pg_setn(nm, d, col[1] != 0 && ((const uint8_t *)col[1])[i] == 0);
             break;
         }

@@ -46,6 +46,21 @@ extern "C" __global__ void __launch_bounds__(256) rg_gather_multi(const Args A) 
     }
 }
 
+// rg_unpack: a packed column (rg_unpacked) written out plain, for the
+// operations that read a column's values in place (sort, join keys,
+// gather, download). Args: n, words, frame, out, out's value width (4 or 8).
+extern "C" __global__ void __launch_bounds__(256) rg_unpack(const Args A) {
+    const uint64_t n = A.a[0], words = A.a[1], frame = A.a[2];
+    const bool wide = A.a[4] == 8;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const long long v = rg_unpacked(words, frame, (long long)i);
+        if (wide)
+            ((long long *)A.a[3])[i] = v;
+        else
+            ((int32_t *)A.a[3])[i] = (int32_t)v;
+    }
+}
+
 // rg_copy_bw: out[i] = in[i] over n uint4 values, for bandwidth measurement.
 extern "C" __global__ void __launch_bounds__(256) rg_copy_bw(const Args A) {
     const uint64_t n = A.a[0];
