@@ -79,12 +79,13 @@ type hostPacked struct {
 	frame forpack.Frame
 }
 
-// packs reports whether the policy packs h (before its values are read).
-func (p packing) packs(h *hostColumn) bool {
-	if p == packOff || !packedKinds[h.t.Kind] || h.n == 0 {
+// packs reports whether the policy packs a column of kind k and rows rows
+// (before its values are read).
+func (p packing) packs(k gpu.Kind, rows int) bool {
+	if p == packOff || !packedKinds[k] || rows == 0 {
 		return false
 	}
-	return p == packAll || h.n >= packMinRows
+	return p == packAll || rows >= packMinRows
 }
 
 // frameFor is the frame h's values pack in when packing saves at least a
@@ -189,11 +190,12 @@ func (c *column) PackedBytes() int64 {
 	return c.pack.bytes
 }
 
-// ValueBytes is the packed bytes and the plain values' where there are.
+// ValueBytes is the packed bytes and the plain values' where there are
+// (Len() x the kind's width, as gpu.ValueBytes counts a plain column).
 func (c *column) ValueBytes() int64 {
 	n := c.PackedBytes()
 	if c.data != 0 {
-		n += int64(c.n * devWidth(c.t))
+		n += int64(c.n * c.t.Kind.Width())
 	}
 	return n
 }
