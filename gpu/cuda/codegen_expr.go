@@ -131,14 +131,16 @@ func (g *exprGen) loadColumn(c int) {
 }
 
 // columnValue is the expression of row `row` of the input column at Args
-// word w. A kind the device may keep packed (packedKinds: gpu/forpack)
-// decodes in registers when the column's third word, its frame, is set
-// (inputArgs): one source serves a table column packed at upload
-// and the same column plain (an intermediate), so kernels compiled ahead
-// match whichever comes.
+// word w. While packing is on (packedLoads), a kind the device may keep
+// packed (packedKinds: gpu/forpack) decodes in registers when the
+// column's third word, its frame, is set (inputArgs): one source serves a
+// table column packed at upload and the same column plain (an
+// intermediate), so kernels compiled ahead match whichever comes. With
+// packing off the load is plain: the branch costs NVRTC time
+// (bench/results/2026-11-28-h200-tpch-sf10-packed-v37.md).
 func columnValue(t gpu.Type, w int, row string) string {
 	plain := fmt.Sprintf("((const %s *)A.a[%d])[%s]", stype(t.Kind), w, row)
-	if !packedKinds[t.Kind] {
+	if !packedKinds[t.Kind] || !packedLoads() {
 		return fmt.Sprintf("(%s)%s", ctype(t.Kind), plain)
 	}
 	return fmt.Sprintf("(%s)(A.a[%d] ? (%s)rg_unpacked(A.a[%d], A.a[%d], %s) : %s)", ctype(t.Kind), w+2, stype(t.Kind), w, w+2, row, plain)

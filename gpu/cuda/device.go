@@ -71,7 +71,6 @@ type Device struct {
 	quick                 map[string]*module
 	status                uint64            // 4-byte device word kernels raise flags in
 	programMode           programMode       // when pipelines run on the interpreter (program_run.go)
-	packing               packing           // which uploads are packed (packed.go)
 	readyCalls            map[readyKey]bool // fused join calls whose kernels were ready (deferFused)
 	closed                bool
 	// opCtx is the running operation's ctx, which launches and waits
@@ -111,7 +110,7 @@ func Open() (*Device, error) {
 	if err := loadNVRTC(); err != nil {
 		return nil, err
 	}
-	d := &Device{packing: packingFromEnv(), programMode: defaultProgramMode, readyCalls: map[readyKey]bool{}, mods: map[string]*module{}, quick: map[string]*module{}, pending: map[string]*pendingCompile{}, pendingQuick: map[string]*pendingCompile{}}
+	d := &Device{programMode: defaultProgramMode, readyCalls: map[readyKey]bool{}, mods: map[string]*module{}, quick: map[string]*module{}, pending: map[string]*pendingCompile{}, pendingQuick: map[string]*pendingCompile{}}
 	if err := check(C.rg_device_get(&d.dev, 0), "cuDeviceGet 0"); err != nil {
 		return nil, fmt.Errorf("%v: %w", err, gpu.ErrNoDevice)
 	}

@@ -51,8 +51,8 @@ func TestOpenWithoutGPUSaysWhy(t *testing.T) {
 // so that its packed cases and every case's large columns are packed.
 func TestBattery(t *testing.T) {
 	d := openOrSkip(t)
-	defer func(p packing) { d.packing = p }(d.packing)
-	d.packing = packLarge
+	defer func(p packing) { packingPolicy = p }(packingPolicy)
+	packingPolicy = packLarge
 	devicetest.Run(t, d)
 }
 

@@ -209,8 +209,8 @@ func (d *Device) checkJoinKeys(build, probe []gpu.Column, nullsEqual []bool) (bc
 
 // sameLength checks that cols belong to d and are equally long (Str and
 // packed columns as checkColumns takes them).
-func (d *Device) sameLength(cols []gpu.Column, what string, ok accepts) ([]*column, error) {
-	cs, err := d.checkColumns(cols, ok)
+func (d *Device) sameLength(cols []gpu.Column, what string, takes accepts) ([]*column, error) {
+	cs, err := d.checkColumns(cols, takes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

@@ -35,7 +35,7 @@ var packedKinds = map[gpu.Kind]bool{gpu.Int32: true, gpu.Int64: true, gpu.Date32
 // plain column is small enough that packing's host time is not worth it.
 const packMinRows = 1 << 16
 
-// packing is the RIGEL_DEVICE_PACKING policy, read once per device.
+// packing is the RIGEL_DEVICE_PACKING policy.
 type packing uint8
 
 const (
@@ -43,6 +43,27 @@ const (
 	packLarge         // columns of at least packMinRows rows
 	packAll
 )
+
+// packingPolicy is the process's policy, read once. It decides both which
+// uploads pack and whether generated kernels carry the packed load
+// (packedLoads), so that with packing off their loads are the plain ones
+// they had before packing, and compile as fast. Only a test that owns the columns it
+// makes changes it (TestBattery).
+var packingPolicy = packingFromEnv()
+
+// packedLoads reports whether generated kernels read packed inputs
+// (columnValue) and get them as they are (inputArgs, pipelineAccepts).
+func packedLoads() bool { return packingPolicy != packOff }
+
+// pipelineAccepts is what generated kernels and the program interpreter
+// take (checkColumns): Str columns, and packed ones while packedLoads; a
+// packed column is otherwise read from its unpacked copy.
+func pipelineAccepts() accepts {
+	if packedLoads() {
+		return acceptStr | acceptPacked
+	}
+	return acceptStr
+}
 
 func packingFromEnv() packing {
 	switch os.Getenv("RIGEL_DEVICE_PACKING") {

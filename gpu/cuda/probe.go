@@ -88,11 +88,11 @@ func asColumns(out []*column) []gpu.Column {
 // probeSetup checks a RunProbe, RunProbeLeft or ProbeCounts call's columns against p and
 // each other and gathers them. Callers hold d.mu.
 func (d *Device) probeSetup(p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) (*probeJoin, error) {
-	pc, err := d.sameLength(probe, "probe column", acceptStr|acceptPacked)
+	pc, err := d.sameLength(probe, "probe column", pipelineAccepts())
 	if err != nil {
 		return nil, err
 	}
-	bc, err := d.sameLength(build, "build column", acceptStr|acceptPacked)
+	bc, err := d.sameLength(build, "build column", pipelineAccepts())
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func (d *Device) dropChars(s *strChars) {
 
 // inputArgs are the three Args words of an input column.
 func inputArgs(c *column) (data, valid, aux uint64) {
-	if c.pack != nil { // decoded by the kernel (packed.go)
+	if c.pack != nil && packedLoads() { // decoded by the kernel (packed.go)
 		return c.pack.words, c.valid, c.pack.frameWord()
 	}
 	if c.str != nil {
@@ -161,9 +161,10 @@ func (d *Device) asInputs(cols []gpu.Column) ([]*column, error) {
 }
 
 // asPipelineInputs is asInputs for generated kernels and the program
-// interpreter, which read packed columns as they are (inputArgs).
+// interpreter, which read packed columns as they are (inputArgs) while
+// packedLoads.
 func (d *Device) asPipelineInputs(cols []gpu.Column) ([]*column, error) {
-	return d.checkColumns(cols, acceptStr|acceptPacked)
+	return d.checkColumns(cols, pipelineAccepts())
 }
 
 // strViewsOf returns cs with each Str upload replaced by a column of views

@@ -218,7 +218,7 @@ func (d *Device) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error
 		return nil, err
 	}
 	defer h.free()
-	if d.packing.packs(h.t.Kind, h.n) { // host work, before the device's lock
+	if packingPolicy.packs(h.t.Kind, h.n) { // host work, before the device's lock
 		if err := h.pack(); err != nil {
 			return nil, fmt.Errorf("upload: %w", err)
 		}

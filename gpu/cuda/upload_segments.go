@@ -74,7 +74,7 @@ func (s *segmentUpload) put(ctx context.Context, h *hostColumn) error {
 	// A packed column's segment is packed on the host, before the lock.
 	var f forpack.Frame
 	packed, fits := false, false
-	if s.c == nil && d.packing.packs(h.t.Kind, s.rows) {
+	if s.c == nil && packingPolicy.packs(h.t.Kind, s.rows) {
 		var err error
 		if f, packed, err = h.frameFor(); err != nil {
 			return err
