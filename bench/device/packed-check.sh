@@ -24,4 +24,13 @@ for spec in ${BENCHES:-1:rigel:on 2:rigel:off 3:rigel-base:on 4:rigel:on}; do
   RIGEL_DEVICE_PACKING=$3 timeout 75 ./$2 bench tpch --db "$db" --device cuda --queries all --runs 3 --out "$OUT/bench-$1-$2-$3.md" > "$OUT/bench-$1-$2-$3.log" 2>&1
   echo "bench $1 $2 packing=$3 rc=$? at $SECONDS s"
 done
+# SASS=1: Q6's kernels packed and plain, compiled by the bench into kernel caches of their own, disassembled.
+if [ -n "$SASS" ] && [ $SECONDS -lt 540 ]; then
+  for mode in on off; do
+    rm -rf "/tmp/kc-$mode"
+    RIGEL_KERNEL_CACHE=/tmp/kc-$mode RIGEL_DEVICE_PACKING=$mode timeout 40 ./rigel bench tpch --db "$db" --device cuda --queries 6 --runs 1 --out /dev/null > "$OUT/sass-bench-$mode.log" 2>&1
+    for f in /tmp/kc-$mode/*.cubin; do cuobjdump -sass "$f" | grep -q "rg_agg" && cuobjdump -sass "$f"; done > "$OUT/sass-$mode.out"
+    echo "sass $mode: $(grep -c 'LDG' "$OUT/sass-$mode.out") LDG, $(wc -l < "$OUT/sass-$mode.out") lines"
+  done
+fi
 cd "$OUT" && tar czf logs.tgz *.log *.out && rm -f *.log *.out
