@@ -24,7 +24,11 @@ import (
 // bytes it saves (TPC-H SF10 on an H200: hot geometric mean 2.35-2.41 ms
 // packed against 2.17 plain, Q1 2.35 against 1.34 ms, Q6 0.70 against
 // 0.49: bench/results/2026-11-28-h200-tpch-sf10-packed-v37.md), and a
-// change may not make the hot table worse. RIGEL_DEVICE_PACKING: "on"
+// change may not make the hot table worse. The cause, in Q6's SASS: each
+// column's branch between its packed and plain load keeps the next
+// column's loads from issuing before this one's words arrive
+// (bench/results/2026-11-28-h200-tpch-sf10-packing-off-v38-check.md); a
+// source specialised to its packed inputs would have no branch. RIGEL_DEVICE_PACKING: "on"
 // packs columns of at least packMinRows rows, "all" columns of any length.
 
 // packedKinds are the kinds a column may be packed in: two's complement
