@@ -130,6 +130,16 @@ func (e *Engine) Flush() {
 // ColumnStoreStats is what the column store did for this engine.
 func (e *Engine) ColumnStoreStats() colstore.Stats { return e.tables.StoreStats() }
 
+// CachedColumns lists the table columns the engine holds on its device,
+// with their device and plain sizes (rigel bench load); none without a
+// device.
+func (e *Engine) CachedColumns() []physical.CachedColumn {
+	if e.exec == nil {
+		return nil
+	}
+	return e.exec.Cache.Columns(e.exec.Source.ID())
+}
+
 // DB returns the engine's DuckDB database (the catalog).
 func (e *Engine) DB() *sql.DB { return e.db }
 

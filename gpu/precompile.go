@@ -49,6 +49,11 @@ type KernelCall struct {
 	// is not known: an aggregate over small dictionaries takes another
 	// kernel than one over large or unknown ones.
 	DictLen []int
+	// Inputs are Pipe's input columns where the caller knows them (a
+	// table's columns as loaded, in the same order as DictLen; nil where
+	// not known, or all of it): a device whose kernels depend on how a
+	// column is held (gpu/cuda's packed columns) compiles for those.
+	Inputs []Column
 }
 
 // CompileWaiter is a device that compiles in the background (kernels a run

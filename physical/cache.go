@@ -1,11 +1,13 @@
 package physical
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -556,6 +558,41 @@ func (c *ColumnCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.entries)
+}
+
+// CachedColumn is a column in the cache, as `rigel bench load` reports it.
+type CachedColumn struct {
+	Table, Column string // lower case, as the cache keys them; a string column's layout after its name
+	Type          gpu.Type
+	Rows          int
+	// Bytes is the device memory it holds: values (packed where the
+	// device packs them), validity, dictionary and characters.
+	Bytes int64
+	// PlainBytes is the same with the values plain (Rows x the kind's
+	// width): the column's logical size on the device.
+	PlainBytes int64
+}
+
+// Columns lists the cached columns of source src, by table and column.
+func (c *ColumnCache) Columns(src string) []CachedColumn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []CachedColumn
+	for key, e := range c.entries {
+		parts := strings.SplitN(key, "\x00", 3)
+		if len(parts) != 3 || parts[0] != src {
+			continue
+		}
+		col := e.col
+		plain := e.bytes - gpu.ValueBytes(col) + int64(col.Len())*int64(col.Type().Kind.Width())
+		// A string column's key names its layout after a NUL (strlayout.go).
+		name := strings.ReplaceAll(parts[2], "\x00", " ")
+		out = append(out, CachedColumn{Table: parts[1], Column: name, Type: col.Type(), Rows: col.Len(), Bytes: e.bytes, PlainBytes: plain})
+	}
+	slices.SortFunc(out, func(a, b CachedColumn) int {
+		return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Column, b.Column))
+	})
+	return out
 }
 
 // LoadScans loads every column root's scans read into the column cache and

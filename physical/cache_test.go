@@ -220,3 +220,43 @@ func TestCacheRemembersRefusedColumns(t *testing.T) {
 		t.Fatalf("after Invalidate the source was read %d times in all, want 4 (read again)", src.reads.Load())
 	}
 }
+
+// quarterPacked is a device whose uploads hold their values in a quarter
+// of their plain bytes, as a packing device's do (gpu.PackedColumn).
+type quarterPacked struct{ gpu.Device }
+
+type quarterCol struct{ gpu.Column }
+
+func (c quarterCol) PackedBytes() int64 { return int64(c.Len()) * int64(c.Type().Kind.Width()) / 4 }
+func (c quarterCol) ValueBytes() int64  { return c.PackedBytes() }
+
+func (d quarterPacked) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error) {
+	col, err := d.Device.Upload(ctx, arr)
+	return quarterCol{col}, err
+}
+
+// Columns lists a source's cached columns by table and column, with the
+// device bytes they hold and their plain size.
+func TestCacheListsColumns(t *testing.T) {
+	c := NewColumnCache()
+	var pins []*cacheEntry
+	var st ScanStats
+	for _, table := range []string{"u", "t"} {
+		if _, err := c.get(context.Background(), quarterPacked{host.New()}, &memSource{}, &Scan{Table: table, Columns: []string{"v", "k"}, Types: []gpu.Type{i64, i64}}, &st, &pins); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer c.unpin(pins)
+	got := c.Columns("mem")
+	if len(got) != 4 || got[0].Table != "t" || got[0].Column != "k" || got[3].Table != "u" || got[3].Column != "v" {
+		t.Fatalf("columns %+v, want t.k, t.v, u.k, u.v", got)
+	}
+	for _, col := range got {
+		if col.Rows != 10 || col.PlainBytes != colBytes || col.Bytes != colBytes/4 || col.Type != i64 {
+			t.Fatalf("%s.%s: %+v, want 10 rows in %d bytes, %d plain", col.Table, col.Column, col, colBytes/4, colBytes)
+		}
+	}
+	if other := c.Columns("another"); len(other) != 0 {
+		t.Fatalf("another source's columns: %+v", other)
+	}
+}

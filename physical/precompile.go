@@ -134,10 +134,33 @@ func execChildren(n Node) []Node {
 }
 
 // shape is what the walk knows of a node's output: each column's
-// dictionary size (0: none, or not known) and bounds on its rows.
+// dictionary size (0: none, or not known), bounds on its rows, and the
+// columns themselves where they are a scan's, passed on as loaded (nil
+// for a node that makes new ones).
 type shape struct {
 	dicts []int
 	rows  rowBounds
+	cols  []gpu.Column
+}
+
+// inputsOf is the columns of shapes side by side, as a call over them
+// takes its inputs (gpu.KernelCall.Inputs): nil where a shape's are not
+// known, and nil when none is.
+func inputsOf(shapes ...shape) []gpu.Column {
+	var out []gpu.Column
+	known := false
+	for _, s := range shapes {
+		if s.cols != nil {
+			known = true
+			out = append(out, s.cols...)
+		} else {
+			out = append(out, make([]gpu.Column, len(s.dicts))...)
+		}
+	}
+	if !known {
+		return nil
+	}
+	return out
 }
 
 // rowBounds: lo <= rows <= hi.
@@ -187,7 +210,7 @@ func (f *foresight) shape(n Node) shape {
 	switch x := n.(type) {
 	case *Scan:
 		cols := f.r.scanned[x]
-		s := shape{dicts: make([]int, len(cols)), rows: exactly(rowCount(cols))}
+		s := shape{dicts: make([]int, len(cols)), rows: exactly(rowCount(cols)), cols: cols}
 		for i, c := range cols {
 			if d := c.Dictionary(); d != nil {
 				s.dicts[i] = d.Len()
@@ -202,6 +225,7 @@ func (f *foresight) shape(n Node) shape {
 		return f.pipeline(x.Pipe, f.shape(x.Input))
 	case *Sort:
 		s := f.shape(x.Input)
+		s.cols = nil // sorted: new columns
 		if x.Limit > 0 {
 			s.rows = rowBounds{min(s.rows.lo, x.Limit), min(s.rows.hi, x.Limit)}
 		}
@@ -224,7 +248,7 @@ func (f *foresight) shape(n Node) shape {
 // and returns its output's shape.
 func (f *foresight) pipeline(p *gpu.Pipeline, in shape) shape {
 	if !passesThrough(p) {
-		f.call(gpu.KernelCall{Kind: gpu.CallRun, Pipe: p, DictLen: in.dicts})
+		f.call(gpu.KernelCall{Kind: gpu.CallRun, Pipe: p, DictLen: in.dicts, Inputs: inputsOf(in)})
 	}
 	return pipelineOutput(p, in)
 }
@@ -265,6 +289,12 @@ func pipelineOutput(p *gpu.Pipeline, in shape) shape {
 		s := shape{dicts: make([]int, len(p.Project)), rows: rows}
 		for i, e := range p.Project {
 			s.dicts[i] = dictOf(e)
+		}
+		if in.cols != nil && passesThrough(p) { // the same columns, passed on
+			s.cols = make([]gpu.Column, len(p.Project))
+			for i, e := range p.Project {
+				s.cols[i] = in.cols[e.Col]
+			}
 		}
 		return s
 	}
@@ -315,6 +345,10 @@ func joined(j *Join, l, r shape) shape {
 	}
 	return shape{dicts: concatDicts(l, r), rows: rowBounds{0, unbounded}}
 }
+
+// countsShape is the shape of ProbeCounts' column, which the keeping
+// pipelines of count and full joins read after a side's columns.
+var countsShape = shape{dicts: []int{0}}
 
 func concatDicts(a, b shape) []int {
 	return append(append([]int(nil), a.dicts...), b.dicts...)
@@ -374,12 +408,12 @@ func (f *foresight) probeSides(x *ProbePipeline, l, r shape) shape {
 		}
 		left := func() shape {
 			if x.full != nil {
-				f.call(gpu.KernelCall{Kind: gpu.CallProbeCounts, Pipe: x.full.counts, NProbe: len(r.dicts), DictLen: concatDicts(r, l)})
-				f.call(gpu.KernelCall{Kind: gpu.CallRun, Pipe: x.full.keep, DictLen: append(append([]int(nil), r.dicts...), 0)})
+				f.call(gpu.KernelCall{Kind: gpu.CallProbeCounts, Pipe: x.full.counts, NProbe: len(r.dicts), DictLen: concatDicts(r, l), Inputs: inputsOf(r, l)})
+				f.call(gpu.KernelCall{Kind: gpu.CallRun, Pipe: x.full.keep, DictLen: append(append([]int(nil), r.dicts...), 0), Inputs: inputsOf(r, countsShape)})
 				f.call(gpu.KernelCall{Kind: gpu.CallRun, Pipe: x.Pipe, DictLen: concatDicts(l, r)})
 			}
 			f.call(gpu.KernelCall{Kind: gpu.CallProbeLeft, Pipe: x.Pipe, Cond: j.Residual, Single: j.Type == JoinSingle,
-				NProbe: len(l.dicts), DictLen: concatDicts(l, r)})
+				NProbe: len(l.dicts), DictLen: concatDicts(l, r), Inputs: inputsOf(l, r)})
 			return out
 		}
 		if r.rows.hi > leftSwapRatio*l.rows.hi {
@@ -392,7 +426,7 @@ func (f *foresight) probeSides(x *ProbePipeline, l, r shape) shape {
 	}
 	// runProbe: the hash table on the side with fewer rows.
 	plain := func() shape {
-		f.call(gpu.KernelCall{Kind: gpu.CallProbe, Pipe: x.Pipe, NProbe: len(l.dicts), DictLen: concatDicts(l, r)})
+		f.call(gpu.KernelCall{Kind: gpu.CallProbe, Pipe: x.Pipe, NProbe: len(l.dicts), DictLen: concatDicts(l, r), Inputs: inputsOf(l, r)})
 		return out
 	}
 	swapped := func() shape {
@@ -400,7 +434,7 @@ func (f *foresight) probeSides(x *ProbePipeline, l, r shape) shape {
 		if p == nil {
 			p = swapSides(x.Pipe, len(l.dicts), len(r.dicts))
 		}
-		f.call(gpu.KernelCall{Kind: gpu.CallProbe, Pipe: p, NProbe: len(r.dicts), DictLen: concatDicts(r, l)})
+		f.call(gpu.KernelCall{Kind: gpu.CallProbe, Pipe: p, NProbe: len(r.dicts), DictLen: concatDicts(r, l), Inputs: inputsOf(r, l)})
 		return out
 	}
 	plainPossible, plainCertain := r.rows.lo <= l.rows.hi, r.rows.hi <= l.rows.lo
@@ -423,7 +457,7 @@ func (f *foresight) countJoin(x *CountJoin, l, r shape) shape {
 	if _, ok := f.r.x.Dev.(gpu.ProbeCounter); !ok || r.rows.lo > swapBuildRatio*l.rows.hi {
 		return f.join(x.Join, l, r)
 	}
-	f.call(gpu.KernelCall{Kind: gpu.CallProbeCounts, Pipe: x.cond, NProbe: len(l.dicts), DictLen: concatDicts(l, r)})
-	f.call(gpu.KernelCall{Kind: gpu.CallRun, Pipe: x.keep, DictLen: append(append([]int(nil), l.dicts...), 0)})
+	f.call(gpu.KernelCall{Kind: gpu.CallProbeCounts, Pipe: x.cond, NProbe: len(l.dicts), DictLen: concatDicts(l, r), Inputs: inputsOf(l, r)})
+	f.call(gpu.KernelCall{Kind: gpu.CallRun, Pipe: x.keep, DictLen: append(append([]int(nil), l.dicts...), 0), Inputs: inputsOf(l, countsShape)})
 	return out
 }

@@ -28,3 +28,34 @@ func TestForesightShapesBadPipelines(t *testing.T) {
 		t.Fatal("a projection of a column the input lacks passes through")
 	}
 }
+
+// fakeColumn stands for a loaded column; the walk only passes it on.
+type fakeColumn struct {
+	gpu.Column
+	id int
+}
+
+// A call the walk foresees names the columns its kernel will read where
+// they are a scan's, passed on by projections that only pass columns, so
+// that the device compiles for how they are held (gpu.KernelCall.Inputs);
+// a pipeline that computes makes new columns, which it cannot name.
+func TestForesightNamesScanColumns(t *testing.T) {
+	i64 := gpu.Type{Kind: gpu.Int64}
+	a, b := fakeColumn{id: 1}, fakeColumn{id: 2}
+	scan := shape{dicts: []int{0, 0}, rows: exactly(10), cols: []gpu.Column{a, b}}
+	swap := &gpu.Pipeline{Inputs: []gpu.Type{i64, i64}, Project: []*gpu.Expr{gpu.Col(1, i64), gpu.Col(0, i64)}, Sink: gpu.SinkMaterialize}
+	if s := pipelineOutput(swap, scan); len(s.cols) != 2 || s.cols[0] != b || s.cols[1] != a {
+		t.Fatalf("a projection passing columns on gives %v, want [b a]", s.cols)
+	}
+	filtered := &gpu.Pipeline{Inputs: swap.Inputs, Filter: gpu.Const(gpu.Type{Kind: gpu.Bool}, gpu.Value{I64: 1}), Project: swap.Project, Sink: gpu.SinkMaterialize}
+	if s := pipelineOutput(filtered, scan); s.cols != nil {
+		t.Fatalf("a filter's output names columns %v", s.cols)
+	}
+	made := shape{dicts: []int{0}, rows: exactly(3)}
+	if got := inputsOf(made, scan); len(got) != 3 || got[0] != nil || got[1] != a || got[2] != b {
+		t.Fatalf("inputs of a computed side and a scan: %v, want [nil a b]", got)
+	}
+	if got := inputsOf(made, countsShape); got != nil {
+		t.Fatalf("inputs of sides with no known column: %v, want nil", got)
+	}
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packed device columns on a fresh machine: the whole device battery (cuda.test), TPC-H SF10 generated, Q1 in new
 # processes packed and plain (the load line gives the packing), then the bench alternating packing on, off
-# (RIGEL_DEVICE_PACKING=off, same binary) and rigel-base (the commit before packing).
+# (RIGEL_DEVICE_PACKING=off, same binary) and rigel-base (the commit before packing); FIRST and SASS below.
 cd "$(dirname "$0")"
 for f in *.xz; do xz -d -f -T0 "$f"; done
 chmod +x rigel rigel-base tpchgen-cli cuda.test
@@ -24,6 +24,14 @@ for spec in ${BENCHES:-1:rigel:on 2:rigel:off 3:rigel-base:on 4:rigel:on}; do
   RIGEL_DEVICE_PACKING=$3 timeout 75 ./$2 bench tpch --db "$db" --device cuda --queries all --runs 3 --out "$OUT/bench-$1-$2-$3.md" > "$OUT/bench-$1-$2-$3.log" 2>&1
   echo "bench $1 $2 packing=$3 rc=$? at $SECONDS s"
 done
+# FIRST=1,6: those queries' first runs (a new kernel cache each), packing on then off.
+if [ -n "$FIRST" ]; then
+  for mode in on off; do
+    [ $SECONDS -gt 500 ] && break
+    RIGEL_DEVICE_PACKING=$mode timeout 90 ./rigel bench tpch --db "$db" --device cuda --queries "$FIRST" --runs 1 --first-run --out "$OUT/first-$mode.md" > "$OUT/first-$mode.log" 2>&1
+    echo "first-run packing=$mode rc=$? at $SECONDS s"
+  done
+fi
 # SASS=1: Q6's kernels packed and plain, compiled by the bench into kernel caches of their own, disassembled.
 if [ -n "$SASS" ] && [ $SECONDS -lt 540 ]; then
   for mode in on off; do

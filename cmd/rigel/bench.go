@@ -29,8 +29,11 @@ func cmdBench(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "serve" {
 		return cmdBenchServe(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "load" {
+		return cmdBenchLoad(ctx, args[1:])
+	}
 	if len(args) == 0 || (args[0] != "tpch" && args[0] != "sql") {
-		return usageError{"bench needs a suite: rigel bench tpch --db FILE, rigel bench sql --db FILE --dir FOLDER, or rigel bench serve --db FILE"}
+		return usageError{"bench needs a suite: rigel bench tpch --db FILE, rigel bench sql --db FILE --dir FOLDER, rigel bench load --db FILE, or rigel bench serve --db FILE"}
 	}
 	suite := args[0]
 	fs := flag.NewFlagSet("bench "+suite, flag.ContinueOnError)

@@ -35,13 +35,13 @@ func (d *Device) runAggregate(p *gpu.Pipeline, cols []*column, args []uint64, n 
 	if err != nil {
 		return nil, err
 	}
-	ap.strs = st
+	ap.strs, ap.packed = st, packedOf(cols)
 	for _, k := range p.Keys {
 		if e := p.Project[k]; e.Type.Kind == gpu.Dict && st.dictOf(e, cols) == nil {
 			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
-	src, err := d.memoEntry(srcKey{p: p, kind: "aggregate", extra: fmt.Sprint(dictLen)}, func() (string, error) { return aggregateSource(ap) })
+	src, err := d.memoEntry(srcKey{p: p, kind: "aggregate", extra: fmt.Sprint(dictLen), packed: ap.packed.key()}, func() (string, error) { return aggregateSource(ap) })
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,8 @@ type aggPlan struct {
 	// shared memory instead of registers (codegen_agg_shared.go); nil
 	// when they stay in registers.
 	shared *sharedPartials
+	// packed are the inputs that arrive packed (packedInputs).
+	packed packedInputs
 }
 
 // threads is the aggregate kernel's block size.
@@ -351,7 +353,7 @@ func aggregateSource(ap *aggPlan) (string, error) {
 		b.WriteString(emitSource(ap))
 		return b.String(), nil
 	}
-	g := newExprGen(p, &b, "    ")
+	g := newExprGen(p, ap.packed, &b, "    ")
 	if ap.probe > 0 {
 		// One pass of the body per pair of probe row i.
 		b.WriteString("  for (long long ix = blockIdx.x * (long long)blockDim.x + threadIdx.x; ix < n; ix += (long long)gridDim.x * blockDim.x) {\n")

@@ -88,7 +88,7 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 		counted = true
 	}
 	fmt.Fprintf(b, "    if (%s) {\n", rowGuard)
-	g := newExprGen(p, b, "      ")
+	g := newExprGen(p, ap.packed, b, "      ")
 	if ap.probe > 0 {
 		g.line("const long long i = %s; (void)i;", probeRow(sinkWord(p)))
 		if err := probePreload(g, ap); err != nil {
@@ -161,7 +161,7 @@ func hashAggLoop(b *strings.Builder, ap *aggPlan) error {
 	}
 
 	b.WriteString("    bool inserted = false;\n    if (tail) {\n")
-	g = newExprGen(p, b, "      ")
+	g = newExprGen(p, ap.packed, b, "      ")
 	g.line("uint64_t h = 0x243F6A8885A308D3ull;")
 	for w := 0; w < KW; w++ {
 		x := fmt.Sprintf("key[%d]", w)

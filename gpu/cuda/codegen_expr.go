@@ -19,6 +19,8 @@ type exprGen struct {
 	indent string
 	// colVar names the loaded value/null variables of input columns.
 	colVar map[int]bool
+	// packed are the inputs that arrive packed: their loads decode.
+	packed packedInputs
 	// memo holds the variables of expressions already emitted: the
 	// translator shares one node where a value is used twice (Q1's
 	// price * (1 - disc) feeds two sums), and it is computed once.
@@ -121,7 +123,7 @@ func (g *exprGen) loadColumn(c int) {
 		g.loadStrColumn(c, t, w, "i") // codegen_strrow.go
 		return
 	}
-	g.line("const %s c%d = %s;", ctype(t.Kind), c, columnValue(t, w, "i"))
+	g.line("const %s c%d = %s;", ctype(t.Kind), c, g.columnValue(c, t, w, "i"))
 	if t.Nullable {
 		g.line("const bool cn%d = A.a[%d] != 0 && ((const uint8_t *)A.a[%d])[i] == 0;", c, w+1, w+1)
 	} else {
@@ -130,20 +132,23 @@ func (g *exprGen) loadColumn(c int) {
 	g.line("(void)c%d; (void)cn%d;", c, c)
 }
 
-// columnValue is the expression of row `row` of the input column at Args
-// word w. While packing is on (packedLoads), a kind the device may keep
-// packed (packedKinds: gpu/forpack) decodes in registers when the
-// column's third word, its frame, is set (inputArgs): one source serves a
-// table column packed at upload and the same column plain (an
-// intermediate), so kernels compiled ahead match whichever comes. With
-// packing off the load is plain: the branch costs NVRTC time
-// (bench/results/2026-11-28-h200-tpch-sf10-packed-v37.md).
-func columnValue(t gpu.Type, w int, row string) string {
-	plain := fmt.Sprintf("((const %s *)A.a[%d])[%s]", stype(t.Kind), w, row)
-	if !packedKinds[t.Kind] || !packedLoads() {
-		return fmt.Sprintf("(%s)%s", ctype(t.Kind), plain)
+// columnValue is the expression of row `row` of input column c, at Args
+// word w: a plain load, or for a packed input (packedInputs: gpu/forpack)
+// its difference from the frame's base, the column's third word >> 7,
+// read with one load of the frame's width, or none for width 0.
+func (g *exprGen) columnValue(c int, t gpu.Type, w int, row string) string {
+	width, packed := g.packed.width(c)
+	if !packed {
+		return fmt.Sprintf("(%s)((const %s *)A.a[%d])[%s]", ctype(t.Kind), stype(t.Kind), w, row)
 	}
-	return fmt.Sprintf("(%s)(A.a[%d] ? (%s)rg_unpacked(A.a[%d], A.a[%d], %s) : %s)", ctype(t.Kind), w+2, stype(t.Kind), w, w+2, row, plain)
+	base := fmt.Sprintf("((long long)A.a[%d] >> 7)", w+2)
+	switch width {
+	case 0:
+		return fmt.Sprintf("(%s)%s", ctype(t.Kind), base)
+	case 8, 16, 32:
+		return fmt.Sprintf("(%s)(%s + (long long)((const uint%d_t *)A.a[%d])[%s])", ctype(t.Kind), base, width, w, row)
+	}
+	return fmt.Sprintf("(%s)(%s)rg_unpacked(A.a[%d], A.a[%d], %s)", ctype(t.Kind), stype(t.Kind), w, w+2, row)
 }
 
 // columnsOf adds the input columns e reads to set.

@@ -22,8 +22,8 @@ const (
 // tables (codegen_str.go).
 func sinkWord(p *gpu.Pipeline) int { return inputWord(len(p.Inputs)) + len(strNodes(p)) }
 
-func newExprGen(p *gpu.Pipeline, b *strings.Builder, indent string) *exprGen {
-	return &exprGen{p: p, b: b, indent: indent, colVar: map[int]bool{}}
+func newExprGen(p *gpu.Pipeline, packed packedInputs, b *strings.Builder, indent string) *exprGen {
+	return &exprGen{p: p, packed: packed, b: b, indent: indent, colVar: map[int]bool{}}
 }
 
 // rowFilter emits the loads of the filter's columns and `pass`.
@@ -73,7 +73,7 @@ func loadAll(g *exprGen, es ...*gpu.Expr) {
 // that bit instead of evaluating the filter again, so the filter's columns
 // are read once and an expensive predicate (a LIKE over strings in Arrow
 // layout) runs once, for 1 bit a row written and read back.
-func materializeSource(p *gpu.Pipeline) (string, error) {
+func materializeSource(p *gpu.Pipeline, packed packedInputs) (string, error) {
 	var b strings.Builder
 	b.WriteString(preludeSrc)
 	S := sinkWord(p)
@@ -87,7 +87,7 @@ func materializeSource(p *gpu.Pipeline) (string, error) {
 		b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n")
 	}
 	if p.Filter == nil {
-		if err := writeEveryRow(p, &b); err != nil {
+		if err := writeEveryRow(p, packed, &b); err != nil {
 			return "", err
 		}
 		return b.String(), nil
@@ -97,7 +97,7 @@ func materializeSource(p *gpu.Pipeline) (string, error) {
 	head("rg_count")
 	b.WriteString("    uint32_t c = 0;\n")
 	fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n      const long long i = t * %d + k * %d + threadIdx.x;\n      bool ok = false;\n      if (i < n) {\n", tileItems, tileRows, blockThreads)
-	g := newExprGen(p, &b, "        ")
+	g := newExprGen(p, packed, &b, "        ")
 	if err := rowFilter(g); err != nil {
 		return "", err
 	}
@@ -117,7 +117,7 @@ func materializeSource(p *gpu.Pipeline) (string, error) {
 	b.WriteString("      if (lane == 0) wcnt[warp] = __popc(m);\n      __syncthreads();\n")
 	fmt.Fprintf(&b, "      unsigned before = 0, total = 0;\n      for (int w = 0; w < %d; w++) { if (w < warp) before += wcnt[w]; total += wcnt[w]; }\n", blockThreads/32)
 	b.WriteString("      if (ok) {\n        const unsigned long long pos = base + before + __popc(m & ((1u << lane) - 1u));\n")
-	if err := writeProjections(p, &b); err != nil {
+	if err := writeProjections(p, packed, &b); err != nil {
 		return "", err
 	}
 	b.WriteString("      }\n      base += total;\n      __syncthreads();\n    }\n  }\n}\n")
@@ -128,12 +128,12 @@ func materializeSource(p *gpu.Pipeline) (string, error) {
 // row i is output row i, so there is nothing to count and no offsets to
 // read back before the launch (the same Args layout, with the counts word
 // unused).
-func writeEveryRow(p *gpu.Pipeline, b *strings.Builder) error {
+func writeEveryRow(p *gpu.Pipeline, packed packedInputs, b *strings.Builder) error {
 	fmt.Fprintf(b, "\nextern \"C\" __global__ void __launch_bounds__(%d) rg_write(const Args A) {\n", blockThreads)
 	b.WriteString("  const long long n = (long long)A.a[0];\n")
 	b.WriteString("  for (long long pos = (long long)blockIdx.x * blockDim.x + threadIdx.x; pos < n; pos += (long long)gridDim.x * blockDim.x) {\n")
 	b.WriteString("    const long long i = pos;\n")
-	if err := writeProjections(p, b); err != nil {
+	if err := writeProjections(p, packed, b); err != nil {
 		return err
 	}
 	b.WriteString("  }\n}\n")
@@ -141,9 +141,9 @@ func writeEveryRow(p *gpu.Pipeline, b *strings.Builder) error {
 }
 
 // writeProjections stores the projections of row i at output row pos.
-func writeProjections(p *gpu.Pipeline, b *strings.Builder) error {
+func writeProjections(p *gpu.Pipeline, packed packedInputs, b *strings.Builder) error {
 	S := sinkWord(p)
-	g := newExprGen(p, b, "        ")
+	g := newExprGen(p, packed, b, "        ")
 	loadAll(g, p.Project...)
 	for j, e := range p.Project {
 		v, n, err := g.expr(e)

@@ -84,7 +84,7 @@ func loadAt(g *exprGen, c int, row string) error {
 		g.loadStrColumn(c, t, w, row) // codegen_strrow.go
 		return nil
 	}
-	g.line("const %s c%d = %s;", ctype(t.Kind), c, columnValue(t, w, row))
+	g.line("const %s c%d = %s;", ctype(t.Kind), c, g.columnValue(c, t, w, row))
 	if t.Nullable {
 		g.line("const bool cn%d = A.a[%d] != 0 && ((const uint8_t *)A.a[%d])[%s] == 0;", c, w+1, w+1, row)
 	} else {
@@ -168,7 +168,7 @@ var probeKernelEntry = fmt.Sprintf("      const long long ix = t * %d + k * %d +
 
 // probeSource generates rg_probe_count and rg_probe_write for a
 // SinkMaterialize pipeline whose first np inputs are the probe side's.
-func probeSource(p *gpu.Pipeline, np int) (string, error) {
+func probeSource(p *gpu.Pipeline, packed packedInputs, np int) (string, error) {
 	if p.Sink != gpu.SinkMaterialize {
 		return "", fmt.Errorf("probe kernels for sink %d: %w", p.Sink, gpu.ErrUnsupported)
 	}
@@ -185,7 +185,7 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 	fmt.Fprintf(&b, "    for (int k = 0; k < %d; k++) {\n", items)
 	b.WriteString(entry)
 	b.WriteString("      if (ix < n) {\n        uint32_t cnt = 0;\n        const int32_t rr = rep[ix];\n        if (rr >= 0) {\n          const long long i = sel ? sel[ix] : ix;\n          (void)i;\n")
-	g := newExprGen(p, &b, "          ")
+	g := newExprGen(p, packed, &b, "          ")
 	if p.Filter != nil {
 		pc, _ := probeSide(np, p.Filter)
 		if err := loadAllAt(g, pc, "i"); err != nil {
@@ -210,7 +210,7 @@ func probeSource(p *gpu.Pipeline, np int) (string, error) {
 	fmt.Fprintf(&b, "        if (rr >= 0) cnt = pcnt ? pcnt[ix] : unique ? 1 : ((const uint32_t *)A.a[%d])[rr];\n", S+pbClen)
 	b.WriteString("      }\n      uint64_t total;\n      unsigned long long pos = base + rg_jn_block_scan(cnt, &total, sh);\n")
 	b.WriteString("      if (cnt > 0) {\n        const long long i = sel ? sel[ix] : ix;\n        (void)i;\n")
-	g = newExprGen(p, &b, "        ")
+	g = newExprGen(p, packed, &b, "        ")
 	all := append([]*gpu.Expr{p.Filter}, p.Project...)
 	pc, _ := probeSide(np, all...)
 	if err := loadAllAt(g, pc, "i"); err != nil {

@@ -116,7 +116,7 @@ func probeFindPipeline(p *gpu.Pipeline, pre *gpu.Expr) *gpu.Pipeline {
 
 // probeFindSource generates rg_probe_find for pf (probeFindPipeline),
 // whose filter reads only the first np inputs (the probe side's).
-func probeFindSource(pf *gpu.Pipeline, np int) (string, error) {
+func probeFindSource(pf *gpu.Pipeline, packed packedInputs, np int) (string, error) {
 	if pf.Filter == nil {
 		return "", fmt.Errorf("probe find without a filter")
 	}
@@ -151,7 +151,7 @@ func probeFindSource(pf *gpu.Pipeline, np int) (string, error) {
 	b.WriteString("  for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {\n")
 	b.WriteString("    uint64_t pairs = 0;\n")
 	b.WriteString("    for (int k = 0; k < JN_ITEMS; k++) {\n      const long long i = t * JN_TILE + k * JN_THREADS + threadIdx.x;\n      int32_t r = -1;\n      if (i < n) {\n")
-	g := newExprGen(pf, &b, "        ")
+	g := newExprGen(pf, packed, &b, "        ")
 	if err := rowFilter(g); err != nil {
 		return "", err
 	}

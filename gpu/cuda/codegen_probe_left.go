@@ -20,7 +20,7 @@ import (
 // pipeline's filter: it lays out the Args (its string tables cover both)
 // and gives the inputs; cond and filter (either may be nil: true) are the
 // parts generated apart.
-func probeLeftSource(pt *gpu.Pipeline, cond, filter *gpu.Expr, single bool, np int) (string, error) {
+func probeLeftSource(pt *gpu.Pipeline, packed packedInputs, cond, filter *gpu.Expr, single bool, np int) (string, error) {
 	if pt.Sink != gpu.SinkMaterialize {
 		return "", fmt.Errorf("left join probe kernels for sink %d: %w", pt.Sink, gpu.ErrUnsupported)
 	}
@@ -43,10 +43,10 @@ func probeLeftSource(pt *gpu.Pipeline, cond, filter *gpu.Expr, single bool, np i
 			b.WriteString("        if (cnt > 1) rg_raise(status, RG_SUBQUERY_ROWS);\n")
 		}
 		b.WriteString("        pcnt[ix] = cnt;\n        sum += cnt;\n      }\n    }\n")
-		return leftWrite(&b, pt, cond, filter, np, S)
+		return leftWrite(&b, pt, packed, cond, filter, np, S)
 	}
 	b.WriteString("      if (ix < n) {\n        uint32_t cnt = 0, matches = 0;\n        bool m = false;\n        const int32_t rr = rep[ix];\n        const long long i = ix;\n        (void)i;\n")
-	g, err := leftWalk(&b, pt, cond, filter, np, nonNil(tests...))
+	g, err := leftWalk(&b, pt, packed, cond, filter, np, nonNil(tests...))
 	if err != nil {
 		return "", err
 	}
@@ -55,7 +55,7 @@ func probeLeftSource(pt *gpu.Pipeline, cond, filter *gpu.Expr, single bool, np i
 	g.indent = g.indent[:len(g.indent)-2]
 	g.line("}")
 	b.WriteString("          }\n        }\n        if (!m) {\n")
-	if err := paddedRow(pt, &b, filter, nil, np, func(gp *exprGen) error {
+	if err := paddedRow(pt, packed, &b, filter, nil, np, func(gp *exprGen) error {
 		gp.line("cnt = pass;")
 		return nil
 	}); err != nil {
@@ -68,12 +68,12 @@ func probeLeftSource(pt *gpu.Pipeline, cond, filter *gpu.Expr, single bool, np i
 		b.WriteString("        (void)matches;\n")
 	}
 	b.WriteString("        pcnt[ix] = cnt;\n        sum += cnt;\n      }\n    }\n")
-	return leftWrite(&b, pt, cond, filter, np, S)
+	return leftWrite(&b, pt, packed, cond, filter, np, S)
 }
 
 // leftWrite ends rg_probe_count (its tile's total) and generates
 // rg_probe_write.
-func leftWrite(b *strings.Builder, pt *gpu.Pipeline, cond, filter *gpu.Expr, np, S int) (string, error) {
+func leftWrite(b *strings.Builder, pt *gpu.Pipeline, packed packedInputs, cond, filter *gpu.Expr, np, S int) (string, error) {
 	items := joinTile / joinThreads
 	tests := []*gpu.Expr{cond, filter}
 	fmt.Fprintf(b, "    uint64_t total;\n    rg_jn_block_scan(sum, &total, sh);\n    if (threadIdx.x == 0) ((uint64_t *)A.a[%d])[t] = total;\n", S+pbCounts)
@@ -86,7 +86,7 @@ func leftWrite(b *strings.Builder, pt *gpu.Pipeline, cond, filter *gpu.Expr, np,
 	b.WriteString("      int32_t rr = -1;\n      uint64_t cnt = 0;\n      if (ix < n) {\n        rr = rep[ix];\n        cnt = pcnt[ix];\n      }\n")
 	b.WriteString("      uint64_t total;\n      unsigned long long pos = base + rg_jn_block_scan(cnt, &total, sh);\n")
 	b.WriteString("      if (cnt > 0) {\n        const long long i = ix;\n        (void)i;\n        bool m = false;\n")
-	g, err := leftWalk(b, pt, cond, filter, np, append(nonNil(tests...), pt.Project...))
+	g, err := leftWalk(b, pt, packed, cond, filter, np, append(nonNil(tests...), pt.Project...))
 	if err != nil {
 		return "", err
 	}
@@ -104,7 +104,7 @@ func leftWrite(b *strings.Builder, pt *gpu.Pipeline, cond, filter *gpu.Expr, np,
 	g.indent = g.indent[:len(g.indent)-2]
 	g.line("}")
 	b.WriteString("          }\n        }\n        if (!m) {\n")
-	if err := paddedRow(pt, b, filter, pt.Project, np, func(gp *exprGen) error {
+	if err := paddedRow(pt, packed, b, filter, pt.Project, np, func(gp *exprGen) error {
 		gp.line("if (pass) {")
 		gp.indent += "  "
 		if err := writeRow(gp, pt, S); err != nil {
@@ -125,8 +125,8 @@ func leftWrite(b *strings.Builder, pt *gpu.Pipeline, cond, filter *gpu.Expr, np,
 // and the walk of its chain; in the walk, where cond holds, m = true and
 // the filter's `pass`. The caller writes what pass does, then closes the
 // cond block (the generator's indent) and the walk.
-func leftWalk(b *strings.Builder, pt *gpu.Pipeline, cond, filter *gpu.Expr, np int, es []*gpu.Expr) (*exprGen, error) {
-	g := newExprGen(pt, b, "        ")
+func leftWalk(b *strings.Builder, pt *gpu.Pipeline, packed packedInputs, cond, filter *gpu.Expr, np int, es []*gpu.Expr) (*exprGen, error) {
+	g := newExprGen(pt, packed, b, "        ")
 	pc, _ := probeSide(np, es...)
 	if err := loadAllAt(g, pc, "i"); err != nil {
 		return nil, err
@@ -171,8 +171,8 @@ func leftTest(g *exprGen, e *gpu.Expr, name string, np int) error {
 // paddedRow emits the padded row's scope: the probe columns that filter
 // and project read, loaded at row i, the build columns declared null,
 // `pass` (the filter), then body.
-func paddedRow(pt *gpu.Pipeline, b *strings.Builder, filter *gpu.Expr, project []*gpu.Expr, np int, body func(gp *exprGen) error) error {
-	gp := newExprGen(pt, b, "          ")
+func paddedRow(pt *gpu.Pipeline, packed packedInputs, b *strings.Builder, filter *gpu.Expr, project []*gpu.Expr, np int, body func(gp *exprGen) error) error {
+	gp := newExprGen(pt, packed, b, "          ")
 	pc, bc := probeSide(np, append(nonNil(filter), project...)...)
 	if err := loadAllAt(gp, pc, "i"); err != nil {
 		return err

@@ -100,7 +100,7 @@ func TestStrRowCodeAgreesWithStrFunc(t *testing.T) {
 	src.WriteString("static int min(int a, int b) { return a < b ? a : b; }\n")
 	for k, f := range funcs {
 		fmt.Fprintf(&src, "static int pred%d(const uint8_t *s, const int len) {\n  int r = 0;\n", k)
-		g := &exprGen{b: &src, indent: "  ", colVar: map[int]bool{}}
+		g := newExprGen(nil, nil, &src, "  ")
 		if err := g.strRowBody(f); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

@@ -292,16 +292,29 @@ func (d *Device) waitsForNone(c gpu.KernelCall) bool {
 	return err == nil && d.programFits(pr)
 }
 
+// callPacked is the packed inputs among the columns call c names
+// (gpu.KernelCall.Inputs). They are a run's columns, which it keeps while
+// the call is foreseen: read without the device's lock.
+func callPacked(c gpu.KernelCall) packedInputs {
+	cols := make([]*column, len(c.Inputs))
+	for i, col := range c.Inputs {
+		cols[i], _ = col.(*column)
+	}
+	return packedOf(cols)
+}
+
 // callSources are the generated modules (constants hoisted, as memoEntry
 // hoists them) that call c loads: the same generators, from the same
 // inputs, as the call's own path (run.go, agg_run.go, probe.go,
 // probe_left.go, probe_counts.go), so that the sources are equal and
-// kernelModule finds the compile under its source.
+// kernelModule finds the compile under its source: for the packed inputs
+// among the columns the call names (callPacked), plain ones elsewhere.
 func callSources(c gpu.KernelCall) ([]kernelFile, error) {
 	p := c.Pipe
 	if p == nil {
 		return nil, nil
 	}
+	packed := callPacked(c)
 	var out []kernelFile
 	add := func(name string, src string, err error) error {
 		if err != nil {
@@ -315,41 +328,43 @@ func callSources(c gpu.KernelCall) ([]kernelFile, error) {
 	case gpu.CallRun:
 		switch p.Sink {
 		case gpu.SinkMaterialize:
-			src, err := materializeSource(p)
+			src, err := materializeSource(p, packed)
 			return out, add("rigel_materialize.cu", src, err)
 		case gpu.SinkAggregate:
 			ap, err := planAggregate(p, c.DictLen)
 			if err != nil {
 				return nil, err
 			}
+			ap.packed = packed
 			src, err := aggregateSource(ap)
 			return out, add("rigel_aggregate.cu", src, err)
 		}
 	case gpu.CallProbe:
 		pairs, find := probeSplit(p, c.NProbe)
 		if find != nil {
-			src, err := probeFindSource(find, c.NProbe)
+			src, err := probeFindSource(find, packed, c.NProbe)
 			if err := add("rigel_probe_find.cu", src, err); err != nil {
 				return nil, err
 			}
 		}
 		switch p.Sink {
 		case gpu.SinkMaterialize:
-			src, err := probeSource(pairs, c.NProbe)
+			src, err := probeSource(pairs, packed, c.NProbe)
 			return out, add("rigel_probe.cu", src, err)
 		case gpu.SinkAggregate:
 			ap, err := planProbeAggregate(pairs, c.DictLen, c.NProbe)
 			if err != nil {
 				return nil, err
 			}
+			ap.packed = packed
 			src, err := aggregateSource(ap)
 			return out, add("rigel_probe_aggregate.cu", src, err)
 		}
 	case gpu.CallProbeLeft:
-		src, err := probeLeftSource(leftPipeline(p, c.Cond), c.Cond, p.Filter, c.Single, c.NProbe)
+		src, err := probeLeftSource(leftPipeline(p, c.Cond), packed, c.Cond, p.Filter, c.Single, c.NProbe)
 		return out, add("rigel_probe_left.cu", src, err)
 	case gpu.CallProbeCounts:
-		src, err := probeSource(countsPipeline(p), c.NProbe)
+		src, err := probeSource(countsPipeline(p), packed, c.NProbe)
 		return out, add("rigel_probe.cu", src, err)
 	}
 	return out, nil

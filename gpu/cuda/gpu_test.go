@@ -47,8 +47,9 @@ func TestOpenWithoutGPUSaysWhy(t *testing.T) {
 	t.Logf("%s %s %s %s, %d SMs, %d MiB", in.Model, in.Arch, in.Driver, in.Compiler, in.Multiprocs, in.TotalMemory>>20)
 }
 
-// TestBattery runs the battery with packing on (packed.go: off by default),
-// so that its packed cases and every case's large columns are packed.
+// TestBattery runs the battery with packing on, the default (packed.go),
+// whatever RIGEL_DEVICE_PACKING says, so that its packed cases and every
+// case's large columns are packed.
 func TestBattery(t *testing.T) {
 	d := openOrSkip(t)
 	defer func(p packing) { packingPolicy = p }(packingPolicy)

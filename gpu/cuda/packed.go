@@ -1,43 +1,54 @@
 package cuda
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
-	"unsafe"
 
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/gpu/forpack"
 )
 
 // Packed table columns. An upload of an integer kind (packedKinds) is kept
-// bit-packed in one frame of reference (gpu/forpack) when that saves at
-// least a quarter of its bytes: TPC-H's lineitem decimals and dates take 4
-// to 24 bits a row instead of 64 or 32. Generated kernels and the program
-// interpreter decode a packed input in registers (columnValue,
-// rg_unpacked), so a scan reads the packed bytes only. The operations
-// that read a column's values in place (sort, join keys, gather, concat,
-// download) see it plain: checkColumns writes the plain values once
-// (rg_unpack) and keeps them beside the packed ones until the column is
-// released.
+// in one frame of reference (gpu/forpack), its differences from the base
+// in 8, 16 or 32 bits (byteWidth), when that saves at least a quarter of
+// its bytes: TPC-H's lineitem decimals and dates take 1 to 4 bytes a row
+// instead of 8 or 4. Generated kernels read a packed input with one load
+// of its width and add the base (columnValue: their sources are
+// specialised to which inputs are packed, packedInputs); the program
+// interpreter decodes any frame (rg_unpacked). The operations that read a
+// column's values in place (sort, join keys, gather, concat, download)
+// see it plain: checkColumns writes the plain values once (rg_unpack) and
+// keeps them beside the packed ones until the column is released.
 //
-// Off by default: decoding in registers still costs more hot than the
-// bytes it saves (TPC-H SF10 on an H200: hot geometric mean 2.35-2.41 ms
-// packed against 2.17 plain, Q1 2.35 against 1.34 ms, Q6 0.70 against
-// 0.49: bench/results/2026-11-28-h200-tpch-sf10-packed-v37.md), and a
-// change may not make the hot table worse. The cause, in Q6's SASS: each
-// column's branch between its packed and plain load keeps the next
-// column's loads from issuing before this one's words arrive
-// (bench/results/2026-11-28-h200-tpch-sf10-packing-off-v38-check.md); a
-// source specialised to its packed inputs would have no branch. RIGEL_DEVICE_PACKING: "on"
-// packs columns of at least packMinRows rows, "all" columns of any length.
+// On by default for columns of at least packMinRows rows
+// (RIGEL_DEVICE_PACKING=off keeps every column plain, "all" packs columns
+// of any length): on an H200 at TPC-H SF10, hot 2.214 and 2.269 ms packed
+// against 2.270 and 2.404 plain in the same call, cold 1.10x DuckDB
+// either way, first runs equal, lineitem's Q1 columns 3.7x smaller
+// (bench/results/2026-11-28-h200-tpch-sf10-packed-device-v41.md). What
+// came before: bit widths decoded in registers made hot worse (2.35-2.41
+// ms against 2.17: bench/results/2026-11-28-h200-tpch-sf10-packed-v37.md),
+// a branch per column between the packed and the plain load serialised
+// the loads (bench/results/2026-11-28-h200-tpch-sf10-packing-off-v38-check.md),
+// and with that branch gone bit widths still cost 64-bit address
+// arithmetic and two loads a value, and packing on the host made cold
+// runs 1.4x slower
+// (bench/results/2026-11-28-h200-tpch-sf10-packed-specialised-v39.md).
 
 // packedKinds are the kinds a column may be packed in: two's complement
 // integers of 4 or 8 bytes (dictionary codes included).
 var packedKinds = map[gpu.Kind]bool{gpu.Int32: true, gpu.Int64: true, gpu.Date32: true, gpu.Decimal64: true, gpu.Dict: true}
 
 // packMinRows is the smallest column packed by default: below it the
-// plain column is small enough that packing's host time is not worth it.
+// plain column is small enough that packing's two kernels and its read
+// back are not worth it.
 const packMinRows = 1 << 16
+
+// maxPackedRows bounds a packed column: kernels index its rows and words
+// in 32 bits (rg_unpacked).
+const maxPackedRows = 1 << 32
 
 // packing is the RIGEL_DEVICE_PACKING policy.
 type packing uint8
@@ -49,10 +60,9 @@ const (
 )
 
 // packingPolicy is the process's policy, read once. It decides both which
-// uploads pack and whether generated kernels carry the packed load
-// (packedLoads), so that with packing off their loads are the plain ones
-// they had before packing, and compile as fast. Only a test that owns the columns it
-// makes changes it (TestBattery).
+// uploads pack and whether kernels read packed columns as they are
+// (packedLoads, readPacked) or their unpacked copies. Only a test that
+// owns the columns it makes changes it (TestBattery).
 var packingPolicy = packingFromEnv()
 
 // packedLoads reports whether generated kernels read packed inputs
@@ -69,14 +79,64 @@ func pipelineAccepts() accepts {
 	return acceptStr
 }
 
+// readPacked reports whether kernels get c's packed words (inputArgs)
+// rather than plain values.
+func (c *column) readPacked() bool { return c.pack != nil && packedLoads() }
+
+// packedInputs are a kernel's inputs that arrive packed (readPacked), in
+// ascending order, with their frames' widths. A generated kernel's source
+// is specialised to them (columnValue): a packed input's load is one of
+// its width, and the others load plain, with no branch between the two,
+// which kept each column's loads from issuing before the previous
+// column's words arrived
+// (bench/results/2026-11-28-h200-tpch-sf10-packing-off-v38-check.md). They
+// are part of the source's memo key (srcKey.packed); the program
+// interpreter, which runs while a kernel compiles, decodes either form.
+type packedInputs []packedInput
+
+type packedInput struct {
+	input int
+	width uint8
+}
+
+// packedOf is the packed inputs of a kernel over cols (nil where a column
+// is not known: plain).
+func packedOf(cols []*column) packedInputs {
+	var s packedInputs
+	for i, c := range cols {
+		if c != nil && c.readPacked() {
+			s = append(s, packedInput{i, c.pack.frame.Width})
+		}
+	}
+	return s
+}
+
+// width is input c's packed width; ok is false when c is plain.
+func (s packedInputs) width(c int) (w uint8, ok bool) {
+	for _, p := range s {
+		if p.input == c {
+			return p.width, true
+		}
+	}
+	return 0, false
+}
+
+// key is s as srcKey holds it: "" when no input is packed.
+func (s packedInputs) key() string {
+	if len(s) == 0 {
+		return ""
+	}
+	return fmt.Sprint([]packedInput(s))
+}
+
 func packingFromEnv() packing {
 	switch os.Getenv("RIGEL_DEVICE_PACKING") {
-	case "on":
-		return packLarge
+	case "off":
+		return packOff
 	case "all":
 		return packAll
 	}
-	return packOff
+	return packLarge
 }
 
 // packedColumn is the device memory of a packed column: its words, in
@@ -98,71 +158,129 @@ func (p *packedColumn) frameWord() uint64 {
 // frameWord leaves it.
 func frameFits(f forpack.Frame) bool { return f.Base >= -1<<56 && f.Base < 1<<56 }
 
-// hostPacked is a host column's packed form, in a map the column owns.
-type hostPacked struct {
-	words []byte
-	frame forpack.Frame
-}
-
 // packs reports whether the policy packs a column of kind k and rows rows
 // (before its values are read).
 func (p packing) packs(k gpu.Kind, rows int) bool {
-	if p == packOff || !packedKinds[k] || rows == 0 {
+	if p == packOff || !packedKinds[k] || rows == 0 || int64(rows) >= maxPackedRows {
 		return false
 	}
 	return p == packAll || rows >= packMinRows
 }
 
-// frameFor is the frame h's values pack in when packing saves at least a
-// quarter of their bytes; ok is false otherwise.
-func (h *hostColumn) frameFor() (f forpack.Frame, ok bool, err error) {
-	w := h.t.Kind.Width()
-	lo, hi, some, err := forpack.Range(h.data, w, h.n)
-	if err != nil || !some {
-		return f, false, err
+// byteWidth rounds a frame's width up to 0, 8, 16 or 32 bits: a kernel
+// then reads a value with one load of its width (columnValue), as a plain
+// one, and adds the base; bit widths that straddle words took two loads,
+// a funnel shift and 64-bit address arithmetic per value, which made
+// TPC-H's hot kernels slower than plain ones though they read a sixth of
+// the bytes (bench/results/2026-11-28-h200-tpch-sf10-packed-specialised-v39.md).
+func byteWidth(w uint8) uint8 {
+	switch {
+	case w == 0:
+		return 0
+	case w <= 8:
+		return 8
+	case w <= 16:
+		return 16
 	}
-	if f, ok = forpack.FrameOf(lo, hi); !ok || !frameFits(f) || f.Bytes(h.n) > int64(h.n*w)*3/4 {
-		return f, false, nil
-	}
-	return f, true, nil
+	return 32
 }
 
-// pack replaces h's plain values by their packed form when it saves at
-// least a quarter of the bytes; h keeps its plain values otherwise.
-func (h *hostColumn) pack() error {
-	f, ok, err := h.frameFor()
-	if err != nil || !ok {
+// frameFor is the frame n values of kind k in [lo, hi] pack in when that
+// saves at least a quarter of their bytes; ok is false otherwise.
+func frameFor(k gpu.Kind, n int, lo, hi int64) (f forpack.Frame, ok bool) {
+	if f, ok = forpack.FrameOf(lo, hi); !ok {
+		return f, false
+	}
+	f.Width = byteWidth(f.Width)
+	return f, frameFits(f) && f.Bytes(n) <= int64(n*k.Width())*3/4
+}
+
+// valueRange is the smallest and largest of n plain values of kind k at
+// data, found on the device (rg_minmax) and read back; some is false for
+// no values. Callers hold d.mu.
+func (d *Device) valueRange(data uint64, k gpu.Kind, n int) (lo, hi int64, some bool, err error) {
+	if n == 0 {
+		return 0, 0, false, nil
+	}
+	out, err := d.pool.get(16, "a column's range")
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer d.pool.put(out)
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], math.MaxInt64)
+	binary.LittleEndian.PutUint64(b[8:], 1<<63) // math.MinInt64
+	if err := d.copyIn(out, b[:], "a column's range"); err != nil {
+		return 0, 0, false, err
+	}
+	args := []uint64{uint64(n), data, uint64(k.Width()), out}
+	if err := d.timedLaunch(d.util, "rg_minmax", d.gridFor(int64(n), blockThreads), blockThreads, 0, args); err != nil {
+		return 0, 0, false, err
+	}
+	if err := d.copyOut(b[:], out, "a column's range"); err != nil {
+		return 0, 0, false, err
+	}
+	return int64(binary.LittleEndian.Uint64(b[:8])), int64(binary.LittleEndian.Uint64(b[8:])), true, nil
+}
+
+// newPacked allocates the words of a column of rows rows packed in f, its
+// pad words zeroed. Callers hold d.mu.
+func (d *Device) newPacked(f forpack.Frame, rows int, what string) (*packedColumn, error) {
+	p := &packedColumn{frame: f, bytes: f.Bytes(rows)}
+	var err error
+	if p.words, err = d.allocDirect(p.bytes, what+" (packed)"); err != nil {
+		return nil, err
+	}
+	// The zero words after the last value (forpack.PadWords).
+	if err := d.cx.memset(p.words+uint64(p.bytes)-4*forpack.PadWords, 0, 4*forpack.PadWords, d.stream); err != nil {
+		d.freeDirect(p.words)
+		return nil, err
+	}
+	return p, nil
+}
+
+// packRows writes n plain values of kind k at data into p's words from
+// row at, in p's frame (every value must lie in it), on the device
+// (rg_pack). Callers hold d.mu.
+func (d *Device) packRows(p *packedColumn, at int, data uint64, k gpu.Kind, n int) error {
+	if n == 0 || p.frame.Width == 0 {
+		return nil
+	}
+	args := []uint64{uint64(n), data, uint64(k.Width()), uint64(p.frame.Base), uint64(p.frame.Width), p.words, uint64(at)}
+	return d.timedLaunch(d.util, "rg_pack", d.gridFor(int64(n), blockThreads), blockThreads, 0, args)
+}
+
+// packPlaced packs a table column just uploaded plain (c.data), on the
+// device, when the policy packs it and packing saves a quarter of its
+// bytes: the plain values are freed, so the device holds the packed ones
+// only. Packing on the device costs a kernel and a 16-byte read back; on
+// the host it took two passes over the values, which made cold runs from
+// the column store slower than the smaller upload saved
+// (bench/results/2026-11-28-h200-tpch-sf10-packed-specialised-v39.md).
+// Callers hold d.mu.
+func (d *Device) packPlaced(c *column) error {
+	if !packingPolicy.packs(c.t.Kind, c.n) || c.data == 0 || c.pooled {
+		return nil
+	}
+	lo, hi, some, err := d.valueRange(c.data, c.t.Kind, c.n)
+	if err != nil || !some {
 		return err
 	}
-	words, err := h.mapped(int(f.Words(h.n)) * 4)
+	f, ok := frameFor(c.t.Kind, c.n, lo, hi)
+	if !ok {
+		return nil
+	}
+	p, err := d.newPacked(f, c.n, fmt.Sprintf("%s column of %d rows", c.t, c.n))
 	if err != nil {
 		return err
 	}
-	if err := forpack.Pack(h.data, h.t.Kind.Width(), h.n, f, uint32s(words), 0); err != nil {
+	if err := d.packRows(p, 0, c.data, c.t.Kind, c.n); err != nil {
+		d.freeDirect(p.words)
 		return err
 	}
-	h.packed, h.data = &hostPacked{words: words, frame: f}, nil
+	d.freeDirect(c.data)
+	c.data, c.pack = 0, p
 	return nil
-}
-
-// uint32s views b (a map: 4-byte aligned) as little-endian words.
-func uint32s(b []byte) []uint32 {
-	if len(b) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
-}
-
-// placePacked allocates c's packed words and copies h's in. Callers
-// hold d.mu; on error the caller frees c.
-func (d *Device) placePacked(c *column, h *hostColumn, what string) error {
-	p := h.packed
-	c.pack = &packedColumn{frame: p.frame, bytes: int64(len(p.words))}
-	var err error
-	if c.pack.words, err = d.allocDirect(int64(len(p.words)), what+" (packed)"); err != nil {
-		return err
-	}
-	return d.copyIn(c.pack.words, p.words, what+" (packed)")
 }
 
 // unpack writes a packed column's plain values (once: they stay until the

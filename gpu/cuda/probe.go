@@ -120,7 +120,7 @@ func (d *Device) probeSetup(p *gpu.Pipeline, probe, build []gpu.Column, probeKey
 		release()
 		return nil, fmt.Errorf("%d build and %d probe rows: row indexes are int32: %w", nb, np, gpu.ErrUnsupported)
 	}
-	return &probeJoin{cols: cols, nprobe: len(pc), np: np, nb: nb, bkc: bkc, pkc: pkc, nullsEqual: nullsEqual, release: release}, nil
+	return &probeJoin{cols: cols, nprobe: len(pc), np: np, nb: nb, bkc: bkc, pkc: pkc, nullsEqual: nullsEqual, release: release, packed: packedOf(cols)}, nil
 }
 
 // probeJoin is a checked RunProbe call: the input columns (probe's then
@@ -133,6 +133,9 @@ type probeJoin struct {
 	bkc, pkc   []*column
 	nullsEqual []bool
 	release    func() // frees the key columns joinKeys made
+	// packed are cols' packed inputs (packedInputs), which the probe
+	// kernels' sources are specialised to.
+	packed packedInputs
 }
 
 // probeStrTables checks that a probe kernel's Args fit (words in all) and
@@ -202,7 +205,7 @@ func (d *Device) probeFilters(p *gpu.Pipeline, j *probeJoin) (pairs *gpu.Pipelin
 	if pf == nil {
 		return p, nil, 0, nil
 	}
-	src, err := d.memoEntry(srcKey{p: p, kind: "probe find", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeFindSource(pf, j.nprobe) })
+	src, err := d.memoEntry(srcKey{p: p, kind: "probe find", extra: fmt.Sprint(j.nprobe), packed: j.packed.key()}, func() (string, error) { return probeFindSource(pf, j.packed, j.nprobe) })
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -311,7 +314,7 @@ func (d *Device) probeMaterialize(ctx context.Context, p *gpu.Pipeline, j *probe
 	if fblock != 0 {
 		defer d.pool.put(fblock) // stream order, as below
 	}
-	src, err := d.memoEntry(srcKey{p: orig, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
+	src, err := d.memoEntry(srcKey{p: orig, kind: "probe", extra: fmt.Sprint(j.nprobe), packed: j.packed.key()}, func() (string, error) { return probeSource(p, j.packed, j.nprobe) })
 	if err != nil {
 		return nil, err
 	}
@@ -463,13 +466,13 @@ func (d *Device) probeAggregate(ctx context.Context, p *gpu.Pipeline, j *probeJo
 	if err != nil {
 		return nil, err
 	}
-	ap.strs = st
+	ap.strs, ap.packed = st, j.packed
 	for _, k := range p.Keys {
 		if e := p.Project[k]; e.Type.Kind == gpu.Dict && st.dictOf(e, j.cols) == nil {
 			return nil, fmt.Errorf("dict group key %s reads no dict column: %w", e, gpu.ErrUnsupported)
 		}
 	}
-	src, err := d.memoEntry(srcKey{p: orig, kind: "probe aggregate", extra: fmt.Sprint(dictLen, j.nprobe)}, func() (string, error) { return aggregateSource(ap) })
+	src, err := d.memoEntry(srcKey{p: orig, kind: "probe aggregate", extra: fmt.Sprint(dictLen, j.nprobe), packed: j.packed.key()}, func() (string, error) { return aggregateSource(ap) })
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func (d *Device) probeCounts(ctx context.Context, p *gpu.Pipeline, j *probeJoin)
 	if j.nb == 0 {
 		return out, d.cx.memset(out.data, 0, int64(j.np)*4, d.stream)
 	}
-	src, err := d.memoEntry(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe)}, func() (string, error) { return probeSource(p, j.nprobe) })
+	src, err := d.memoEntry(srcKey{p: p, kind: "probe", extra: fmt.Sprint(j.nprobe), packed: j.packed.key()}, func() (string, error) { return probeSource(p, j.packed, j.nprobe) })
 	if err != nil {
 		return nil, err
 	}

@@ -45,8 +45,8 @@ func leftPipeline(p *gpu.Pipeline, cond *gpu.Expr) *gpu.Pipeline {
 // conjunction, lays out the Args and the string tables of both.
 func (d *Device) probeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, single bool, j *probeJoin) (out []*column, err error) {
 	pt := leftPipeline(p, cond)
-	src, err := d.memoEntry(srcKey{p: p, cond: cond, kind: "probe left", extra: fmt.Sprint(j.nprobe, single)},
-		func() (string, error) { return probeLeftSource(pt, cond, p.Filter, single, j.nprobe) })
+	src, err := d.memoEntry(srcKey{p: p, cond: cond, kind: "probe left", extra: fmt.Sprint(j.nprobe, single), packed: j.packed.key()},
+		func() (string, error) { return probeLeftSource(pt, j.packed, cond, p.Filter, single, j.nprobe) })
 	if err != nil {
 		return nil, err
 	}

@@ -43,18 +43,33 @@ func probeSamples() []struct {
 	return out
 }
 
+// alternatePacked is every input of p a column may be packed in
+// (packedKinds), in widths 0, 8, 16 and 32 by turns, for odd k, none for
+// even: the compile tests generate half their kernels for packed inputs,
+// on both sides of a join.
+func alternatePacked(k int, p *gpu.Pipeline) packedInputs {
+	var s packedInputs
+	for i, t := range p.Inputs {
+		if k%2 == 1 && packedKinds[t.Kind] {
+			s = append(s, packedInput{i, []uint8{0, 8, 16, 32}[len(s)%4]})
+		}
+	}
+	return s
+}
+
 // TestNVRTCCompilesProbeKernels compiles the generated probe kernels
 // (materializing, and aggregating with the pair loop inside the aggregate
 // kernel) for sm_90 without a GPU, warnings included.
 func TestNVRTCCompilesProbeKernels(t *testing.T) {
 	skipNoNVRTC(t)
 	n, finds := 0, 0
-	for _, s := range probeSamples() {
+	for k, s := range probeSamples() {
 		p := s.p
+		packed := alternatePacked(k, p)
 		// As RunProbe runs it: the filter's probe-only part in
 		// rg_probe_find, the rest per pair.
 		if pre, rest := splitProbeFilter(p.Filter, s.np); pre != nil {
-			src, err := probeFindSource(probeFindPipeline(p, pre), s.np)
+			src, err := probeFindSource(probeFindPipeline(p, pre), packed, s.np)
 			if err != nil {
 				t.Fatalf("%s: probe find: %v", s.name, err)
 			}
@@ -75,7 +90,7 @@ func TestNVRTCCompilesProbeKernels(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: plan: %v", s.name, err)
 			}
-			ap.probe = s.np
+			ap.probe, ap.packed = s.np, packed
 			src, err := aggregateSource(ap)
 			if err != nil {
 				t.Fatalf("%s: aggregate: %v", s.name, err)
@@ -84,7 +99,7 @@ func TestNVRTCCompilesProbeKernels(t *testing.T) {
 			n++
 			continue
 		}
-		src, err := probeSource(p, s.np)
+		src, err := probeSource(p, packed, s.np)
 		if err != nil {
 			t.Fatalf("%s: generate: %v", s.name, err)
 		}
@@ -100,7 +115,7 @@ func TestNVRTCCompilesProbeKernels(t *testing.T) {
 // columns at the build row of the chain walk, never the other way round.
 func TestProbeSourceRowIndexes(t *testing.T) {
 	p := devicetest.ProbePipelines()[1] // a filter and projections over both sides
-	src, err := probeSource(p, 4)
+	src, err := probeSource(p, nil, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +153,7 @@ func TestProbeSourceRowIndexes(t *testing.T) {
 	// for a walk over a selection (whose tiles are not the lookup's).
 	noFilter := *p
 	noFilter.Filter = nil
-	if src, err = probeSource(&noFilter, 4); err != nil || !strings.Contains(src, "rg_probe_count") {
+	if src, err = probeSource(&noFilter, nil, 4); err != nil || !strings.Contains(src, "rg_probe_count") {
 		t.Fatalf("unfiltered probe: err %v, count kernel generated: %v", err, strings.Contains(src, "rg_probe_count"))
 	}
 }
@@ -152,7 +167,7 @@ func TestProbeGPU(t *testing.T) { devicetest.Probe(t, host.New(), openOrSkip(t))
 func TestNVRTCCompilesProbeCountKernels(t *testing.T) {
 	skipNoNVRTC(t)
 	for i, p := range devicetest.ProbePipelines()[1:3] {
-		src, err := probeSource(&gpu.Pipeline{Inputs: p.Inputs, Filter: p.Filter, Sink: gpu.SinkMaterialize}, 4)
+		src, err := probeSource(&gpu.Pipeline{Inputs: p.Inputs, Filter: p.Filter, Sink: gpu.SinkMaterialize}, nil, 4)
 		if err != nil {
 			t.Fatalf("condition %d: %v", i, err)
 		}
@@ -184,7 +199,7 @@ func TestNVRTCCompilesLeftProbeKernels(t *testing.T) {
 			pt := p
 			pt.Filter = conjunction(nonNil(cond, p.Filter))
 			for _, single := range []bool{false, true} {
-				src, err := probeLeftSource(&pt, cond, p.Filter, single, s.np)
+				src, err := probeLeftSource(&pt, alternatePacked(n, &pt), cond, p.Filter, single, s.np)
 				if err != nil {
 					t.Fatalf("%s: generate: %v", s.name, err)
 				}

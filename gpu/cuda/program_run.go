@@ -516,7 +516,8 @@ func (d *Device) deferFused(ctx context.Context, call gpu.KernelCall, probe, bui
 		return false
 	}
 	call.NProbe = len(probe)
-	for _, c := range append(append([]gpu.Column(nil), probe...), build...) {
+	call.Inputs = append(append([]gpu.Column(nil), probe...), build...)
+	for _, c := range call.Inputs {
 		n := 0
 		if cc, ok := c.(*column); ok && cc.dict != nil {
 			n = cc.dict.Len()

@@ -203,7 +203,8 @@ func (d *Device) newOutput(t gpu.Type, n int, dict *array.String, what string) (
 }
 
 func (d *Device) runMaterialize(p *gpu.Pipeline, cols []*column, args []uint64, n int, st *strTables) (out []*column, err error) {
-	src, err := d.memoEntry(srcKey{p: p, kind: "materialize"}, func() (string, error) { return materializeSource(p) })
+	packed := packedOf(cols)
+	src, err := d.memoEntry(srcKey{p: p, kind: "materialize", packed: packed.key()}, func() (string, error) { return materializeSource(p, packed) })
 	if err != nil {
 		return nil, err
 	}

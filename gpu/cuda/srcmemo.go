@@ -30,6 +30,9 @@ type srcKey struct {
 	kind  string
 	extra string
 	cond  *gpu.Expr // a left join's condition (RunProbeLeft), compared as p is
+	// packed is the inputs that arrive packed (packedInputs.key), which
+	// the source is specialised to.
+	packed string
 }
 
 type srcEntry struct {

@@ -71,7 +71,7 @@ func (d *Device) dropChars(s *strChars) {
 
 // inputArgs are the three Args words of an input column.
 func inputArgs(c *column) (data, valid, aux uint64) {
-	if c.pack != nil && packedLoads() { // decoded by the kernel (packed.go)
+	if c.readPacked() { // decoded by the kernel (packed.go)
 		return c.pack.words, c.valid, c.pack.frameWord()
 	}
 	if c.str != nil {

@@ -95,8 +95,6 @@ type hostColumn struct {
 	data  []byte
 	valid []byte // one byte per row, nil when not nullable
 	dict  *array.String
-	// packed replaces data when the upload packs the column (packed.go).
-	packed *hostPacked
 	// owned are the maps encode made data and valid in (internal/offheap:
 	// a table column's encoding, garbage once uploaded, stays out of the
 	// Go heap); free unmaps them.
@@ -118,7 +116,7 @@ func (h *hostColumn) free() {
 	for _, r := range h.owned {
 		r.Free()
 	}
-	h.owned, h.data, h.valid, h.packed = nil, nil, nil, nil
+	h.owned, h.data, h.valid = nil, nil, nil
 }
 
 // encode turns an Arrow array into device layout on the host.
@@ -218,18 +216,21 @@ func (d *Device) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error
 		return nil, err
 	}
 	defer h.free()
-	if packingPolicy.packs(h.t.Kind, h.n) { // host work, before the device's lock
-		if err := h.pack(); err != nil {
-			return nil, fmt.Errorf("upload: %w", err)
-		}
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	defer d.watch(ctx)()
 	if d.closed {
 		return nil, fmt.Errorf("upload: CUDA device is closed")
 	}
-	return d.place(h, false)
+	c, err := d.place(h, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.packPlaced(c); err != nil {
+		d.freeColumn(c)
+		return nil, fmt.Errorf("upload: packing a %s column of %d rows: %w", c.t, c.n, err)
+	}
+	return c, nil
 }
 
 // place moves a host column to the device. pooled puts it in the processing
@@ -247,9 +248,7 @@ func (d *Device) place(h *hostColumn, pooled bool) (*column, error) {
 		return d.allocDirect(n, what)
 	}
 	var err error
-	if h.packed != nil {
-		err = d.placePacked(c, h, what)
-	} else if c.data, err = alloc(int64(h.n * h.t.Kind.Width())); err == nil {
+	if c.data, err = alloc(int64(h.n * h.t.Kind.Width())); err == nil {
 		err = d.copyIn(c.data, h.data, what)
 	}
 	if err == nil && h.valid != nil {

@@ -3,11 +3,9 @@ package cuda
 import (
 	"context"
 	"fmt"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/rigel-db/rigel/gpu"
-	"github.com/rigel-db/rigel/gpu/forpack"
 )
 
 var _ gpu.SegmentUploader = (*Device)(nil)
@@ -22,11 +20,11 @@ var _ gpu.SegmentUploader = (*Device)(nil)
 //
 // A column Upload would pack (packed.go) is packed segment by segment in
 // the frame of its first segment, when that saves a quarter of the bytes:
-// each segment continues the word the last one ended in (its last word,
-// kept on the host, is sent again with the new bits). A segment outside
-// the frame (sorted keys grow past the first segment's range) unpacks the
-// rows placed so far into a plain column, which the rest fills as any
-// plain column.
+// each segment is copied plain into a buffer of the pool and packed from
+// there on the device (its frame's widths are whole bytes, so a segment
+// starts at a byte of the words). A segment outside the frame (sorted
+// keys grow past the first segment's range) unpacks the rows placed so
+// far into a plain column, which the rest fills as any plain column.
 func (d *Device) UploadSegments(ctx context.Context, rows int, segments func(put func(arrow.Array) error) error) (gpu.Column, error) {
 	s := &segmentUpload{d: d, rows: rows}
 	put := func(arr arrow.Array) error {
@@ -58,81 +56,43 @@ func (d *Device) UploadSegments(ctx context.Context, rows int, segments func(put
 	return s.c, nil
 }
 
-// segmentUpload is an UploadSegments in progress: the column, the rows
-// placed (at), and for a packed column the bits of its last word.
+// segmentUpload is an UploadSegments in progress: the column and the rows
+// placed (at).
 type segmentUpload struct {
 	d    *Device
 	rows int
 	c    *column
 	at   int
-	tail uint32 // a packed column's last word, partly filled
 }
 
 // put places segment h (h.n rows from row s.at).
 func (s *segmentUpload) put(ctx context.Context, h *hostColumn) error {
 	d := s.d
-	// A packed column's segment is packed on the host, before the lock.
-	var f forpack.Frame
-	packed, fits := false, false
-	if s.c == nil && packingPolicy.packs(h.t.Kind, s.rows) {
-		var err error
-		if f, packed, err = h.frameFor(); err != nil {
-			return err
-		}
-		fits = packed
-	} else if s.c != nil && s.c.pack != nil {
-		packed, f = true, s.c.pack.frame
-		lo, hi, some, err := forpack.Range(h.data, h.t.Kind.Width(), h.n)
-		if err != nil {
-			return err
-		}
-		fits = h.t.Kind == s.c.t.Kind && (!some || f.Holds(lo, hi))
-	}
-	var words []uint32
-	bit := uint64(s.at) * uint64(f.Width)
-	if packed && fits {
-		b, err := h.mapped(int((bit%32+uint64(h.n)*uint64(f.Width)+31)/32) * 4)
-		if err != nil {
-			return err
-		}
-		words = uint32s(b)
-		if len(words) > 0 {
-			words[0] = s.tail
-		}
-		if err := forpack.Pack(h.data, h.t.Kind.Width(), h.n, f, words, uint(bit%32)); err != nil {
-			return err
-		}
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	defer d.watch(ctx)()
 	if d.closed {
 		return fmt.Errorf("upload: CUDA device is closed")
 	}
-	if s.c == nil {
-		if err := s.allocate(h, f, packed); err != nil {
-			return err
-		}
-	} else if h.t.Kind != s.c.t.Kind || h.t.Scale != s.c.t.Scale {
-		return fmt.Errorf("upload: a segment of %s after segments of %s", h.t, s.c.t)
-	} else if s.c.t.Kind == gpu.Dict && !gpu.SameDictionary(s.c.dict, h.dict) {
-		return fmt.Errorf("upload: a segment with another dictionary (%d strings, not %d)", dictLen(h.dict), dictLen(s.c.dict))
-	}
-	what := fmt.Sprintf("rows %d to %d of a %s column", s.at, s.at+h.n, s.c.t)
-	if s.c.pack != nil && !fits {
-		if err := s.toPlain(); err != nil {
-			return err
+	if s.c != nil {
+		if h.t.Kind != s.c.t.Kind || h.t.Scale != s.c.t.Scale {
+			return fmt.Errorf("upload: a segment of %s after segments of %s", h.t, s.c.t)
+		} else if s.c.t.Kind == gpu.Dict && !gpu.SameDictionary(s.c.dict, h.dict) {
+			return fmt.Errorf("upload: a segment with another dictionary (%d strings, not %d)", dictLen(h.dict), dictLen(s.c.dict))
 		}
 	}
-	if s.c.pack != nil {
-		if err := d.copyIn(s.c.pack.words+4*(bit/32), bytesOf(words), what+" (packed)"); err != nil {
+	what := fmt.Sprintf("rows %d to %d of a %s column", s.at, s.at+h.n, h.t)
+	packing := s.c == nil && packingPolicy.packs(h.t.Kind, s.rows) || s.c != nil && s.c.pack != nil
+	if !packing {
+		if s.c == nil {
+			if err := s.allocate(h, nil); err != nil {
+				return err
+			}
+		}
+		if err := d.copyIn(s.c.data+uint64(int64(s.at)*int64(s.c.t.Kind.Width())), h.data, what); err != nil {
 			return err
 		}
-		s.tail = 0 // the next segment starts a word
-		if end := uint64(s.at+h.n) * uint64(f.Width); end%32 != 0 && len(words) > 0 {
-			s.tail = words[len(words)-1]
-		}
-	} else if err := d.copyIn(s.c.data+uint64(int64(s.at)*int64(s.c.t.Kind.Width())), h.data, what); err != nil {
+	} else if err := s.putPacked(h, what); err != nil {
 		return err
 	}
 	if err := s.putValidity(h, what); err != nil {
@@ -142,27 +102,59 @@ func (s *segmentUpload) put(ctx context.Context, h *hostColumn) error {
 	return nil
 }
 
-// allocate makes the column at its first segment h: packed in frame f
-// when packed is set.
-func (s *segmentUpload) allocate(h *hostColumn, f forpack.Frame, packed bool) error {
+// putPacked places segment h of a column that packs: copied plain into a
+// buffer of the pool, its range read there, and packed from it when it
+// lies in the column's frame (the first segment's, which makes the
+// column); else the column turns plain and the segment is copied from the
+// buffer. d.mu held.
+func (s *segmentUpload) putPacked(h *hostColumn, what string) error {
+	d := s.d
+	w := h.t.Kind.Width()
+	stage, err := d.pool.get(int64(h.n*w), what)
+	if err != nil {
+		return err
+	}
+	defer d.pool.put(stage) // stream order: the pack reads it first
+	if err := d.copyIn(stage, h.data, what); err != nil {
+		return err
+	}
+	lo, hi, some, err := d.valueRange(stage, h.t.Kind, h.n)
+	if err != nil {
+		return err
+	}
+	if s.c == nil {
+		var p *packedColumn
+		if f, ok := frameFor(h.t.Kind, s.rows, lo, hi); ok && some {
+			if p, err = d.newPacked(f, s.rows, fmt.Sprintf("%s column of %d rows", h.t, s.rows)); err != nil {
+				return err
+			}
+		}
+		if err := s.allocate(h, p); err != nil {
+			return err
+		}
+	} else if some && !s.c.pack.frame.Holds(lo, hi) {
+		if err := s.toPlain(); err != nil {
+			return err
+		}
+	}
+	if s.c.pack != nil {
+		return d.packRows(s.c.pack, s.at, stage, h.t.Kind, h.n)
+	}
+	return d.copyDtoD(s.c.data+uint64(int64(s.at)*int64(w)), stage, int64(h.n*w))
+}
+
+// allocate makes the column at its first segment h: packed in p when p is
+// not nil (the column then owns it), else plain.
+func (s *segmentUpload) allocate(h *hostColumn, p *packedColumn) error {
 	d := s.d
 	t := h.t
 	t.Nullable = false // a validity buffer comes with the first nulls
-	c := &column{d: d, t: t, n: s.rows, dict: h.dict}
-	what := fmt.Sprintf("%s column of %d rows", t, s.rows)
-	var err error
-	if packed {
-		c.pack = &packedColumn{frame: f, bytes: f.Bytes(s.rows)}
-		if c.pack.words, err = d.allocDirect(c.pack.bytes, what+" (packed)"); err == nil {
-			// The zero words after the last value (forpack.PadWords).
-			err = d.cx.memset(c.pack.words+uint64(c.pack.bytes)-4*forpack.PadWords, 0, 4*forpack.PadWords, d.stream)
+	c := &column{d: d, t: t, n: s.rows, dict: h.dict, pack: p}
+	if p == nil {
+		var err error
+		if c.data, err = d.allocDirect(int64(s.rows*t.Kind.Width()), fmt.Sprintf("%s column of %d rows", t, s.rows)); err != nil {
+			return err
 		}
-	} else {
-		c.data, err = d.allocDirect(int64(s.rows*t.Kind.Width()), what)
-	}
-	if err != nil {
-		d.freePacked(c)
-		return err
 	}
 	if c.dict != nil {
 		c.dict.Retain() // the column's own reference, released by freeColumn
@@ -181,14 +173,6 @@ func (s *segmentUpload) toPlain() error {
 	s.d.freePacked(s.c)
 	s.c.data = data
 	return nil
-}
-
-// bytesOf views words as bytes.
-func bytesOf(words []uint32) []byte {
-	if len(words) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 4*len(words))
 }
 
 // putValidity places h's validity at s.at (h.n rows).

@@ -45,14 +45,17 @@ __device__ __forceinline__ void rg_raise(uint32_t *st, uint32_t bit) { atomicOr(
 // rg_unpacked is row i of a packed integer column (gpu/forpack): its
 // difference from the column's base in w bits at bit i*w of words. frame
 // is the column's third Args word (inputArgs): base << 7 | 64 | w, set
-// only for a packed column. Nothing is read before the two words, so a
-// packed column loads as fast as a plain one, and a warp's rows share
-// their words.
+// only for a packed column. A packed column has fewer than 2^32 rows
+// (packing.packs), so the row's bit is a 32 by 32-bit product, and the
+// funnel shift takes the bit within the word as it is (it shifts by its
+// operand mod 32). The program interpreter and rg_unpack decode with it;
+// generated kernels read the byte widths the device packs in with one
+// load of that width (codegen_expr.go's columnValue).
 __device__ __forceinline__ long long rg_unpacked(uint64_t words, uint64_t frame, long long i) {
     const uint32_t w = (uint32_t)frame & 63u;
-    const unsigned long long bit = (unsigned long long)i * w;
-    const uint32_t *p = (const uint32_t *)words + (bit >> 5);
-    const uint32_t d = __funnelshift_r(p[0], p[1], (uint32_t)bit & 31u) & (uint32_t)((1ull << w) - 1ull);
+    const unsigned long long bit = (unsigned long long)(uint32_t)i * w;
+    const uint32_t *p = (const uint32_t *)words + (uint32_t)(bit >> 5);
+    const uint32_t d = __funnelshift_r(p[0], p[1], (uint32_t)bit) & (uint32_t)((1ull << w) - 1ull);
     return ((long long)frame >> 7) + (long long)d;
 }
 

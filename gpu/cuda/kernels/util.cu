@@ -61,6 +61,52 @@ extern "C" __global__ void __launch_bounds__(256) rg_unpack(const Args A) {
     }
 }
 
+// rg_minmax: the smallest and largest of n integers of 4 or 8 bytes into
+// out[0] and out[1], which hold the largest and the smallest long long
+// before: a column's range, to choose the frame it packs in (packed.go).
+// Args: n, values, their width, out.
+extern "C" __global__ void __launch_bounds__(256) rg_minmax(const Args A) {
+    const uint64_t n = A.a[0];
+    const bool wide = A.a[2] == 8;
+    long long lo = 0x7fffffffffffffffll, hi = -0x7fffffffffffffffll - 1;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const long long v = wide ? ((const long long *)A.a[1])[i] : (long long)((const int32_t *)A.a[1])[i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const long long l = __shfl_down_sync(0xffffffffu, lo, o), h = __shfl_down_sync(0xffffffffu, hi, o);
+        lo = l < lo ? l : lo;
+        hi = h > hi ? h : hi;
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicMin((long long *)A.a[3], lo);
+        atomicMax((long long *)A.a[3] + 1, hi);
+    }
+}
+
+// rg_pack: n integers of 4 or 8 bytes written as their differences from
+// base in 8, 16 or 32 bits (a frame of byteWidth's), from row `at` of a
+// packed column's words (gpu/forpack's layout: value i at bit i * bits).
+// Every value lies in the frame. Args: n, values, their width, base, bits,
+// words, at.
+extern "C" __global__ void __launch_bounds__(256) rg_pack(const Args A) {
+    const uint64_t n = A.a[0], at = A.a[6];
+    const bool wide = A.a[2] == 8;
+    const unsigned long long base = A.a[3];
+    const int bits = (int)A.a[4];
+    uint8_t *out = (uint8_t *)A.a[5];
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        const long long v = wide ? ((const long long *)A.a[1])[i] : (long long)((const int32_t *)A.a[1])[i];
+        const unsigned long long d = (unsigned long long)v - base;
+        switch (bits) {
+        case 8: out[at + i] = (uint8_t)d; break;
+        case 16: ((uint16_t *)out)[at + i] = (uint16_t)d; break;
+        case 32: ((uint32_t *)out)[at + i] = (uint32_t)d; break;
+        }
+    }
+}
+
 // rg_copy_bw: out[i] = in[i] over n uint4 values, for bandwidth measurement.
 extern "C" __global__ void __launch_bounds__(256) rg_copy_bw(const Args A) {
     const uint64_t n = A.a[0];
