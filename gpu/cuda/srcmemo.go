@@ -97,6 +97,7 @@ func (d *Device) memoEntry(k srcKey, gen func() (string, error)) (*srcEntry, err
 		m.order = append(m.order, k)
 	}
 	s, consts := hoistConstants(s)
+	dumpSource(k.kind, s)
 	e = &srcEntry{snap: clonePipeline(k.p), cond: cloneExpr(k.cond), src: s, consts: consts, raises: raisesFlags(s)}
 	m.src[k] = e
 	return e, nil

@@ -3,6 +3,8 @@ package cuda
 import (
 	"fmt"
 	"math/big"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -119,5 +121,26 @@ func TestMemoCoversEveryField(t *testing.T) {
 		if !slices.Equal(got, fields) {
 			t.Errorf("%s has fields %v; srcmemo.go compares %v: update clonePipeline and samePipeline", typ, got, fields)
 		}
+	}
+}
+
+// With RIGEL_DUMP_CUDA set, a source the memo generates is written there,
+// named by its kind and hash, as it is compiled.
+func TestMemoDumpsSources(t *testing.T) {
+	defer func(dir string) { dumpDir = dir }(dumpDir)
+	dumpDir = filepath.Join(t.TempDir(), "kernels")
+	d := &Device{}
+	i64 := gpu.Type{Kind: gpu.Int64}
+	p := &gpu.Pipeline{Inputs: []gpu.Type{i64}, Project: []*gpu.Expr{gpu.Col(0, i64)}, Sink: gpu.SinkMaterialize}
+	e, err := d.memoEntry(srcKey{p: p, kind: "probe find"}, func() (string, error) { return "// kernel\n", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dumpDir, "probe-find-*.cu"))
+	if len(files) != 1 {
+		t.Fatalf("dumped %v, want one probe-find-<hash>.cu", files)
+	}
+	if b, err := os.ReadFile(files[0]); err != nil || string(b) != e.src {
+		t.Fatalf("dumped %q (%v), want the memo's source %q", b, err, e.src)
 	}
 }
