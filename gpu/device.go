@@ -134,7 +134,7 @@ func ScanBytes(col Column) int64 {
 			return n
 		}
 	}
-	return int64(col.Len()) * int64(col.Type().Kind.Width())
+	return PlainBytes(col)
 }
 
 // ValueBytes is the device memory col's values hold (a Str column's
@@ -143,8 +143,13 @@ func ValueBytes(col Column) int64 {
 	if p, ok := col.(PackedColumn); ok {
 		return p.ValueBytes()
 	}
-	return int64(col.Len()) * int64(col.Type().Kind.Width())
+	return PlainBytes(col)
 }
+
+// PlainBytes is the bytes col's values take plain, Len() x the kind's
+// width, whether the device holds them so or packed (a Str column's
+// characters not included).
+func PlainBytes(col Column) int64 { return int64(col.Len()) * int64(col.Type().Kind.Width()) }
 
 // Info describes a device for `rigel doctor` and EXPLAIN.
 type Info struct {

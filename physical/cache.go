@@ -394,7 +394,7 @@ func packedText(cols []gpu.Column) string {
 		if p, ok := col.(gpu.PackedColumn); ok && p.PackedBytes() > 0 {
 			n++
 			packed += p.PackedBytes()
-			plain += int64(col.Len()) * int64(col.Type().Kind.Width())
+			plain += gpu.PlainBytes(col)
 		}
 	}
 	if n == 0 {
@@ -584,7 +584,7 @@ func (c *ColumnCache) Columns(src string) []CachedColumn {
 			continue
 		}
 		col := e.col
-		plain := e.bytes - gpu.ValueBytes(col) + int64(col.Len())*int64(col.Type().Kind.Width())
+		plain := e.bytes - gpu.ValueBytes(col) + gpu.PlainBytes(col)
 		// A string column's key names its layout after a NUL (strlayout.go).
 		name := strings.ReplaceAll(parts[2], "\x00", " ")
 		out = append(out, CachedColumn{Table: parts[1], Column: name, Type: col.Type(), Rows: col.Len(), Bytes: e.bytes, PlainBytes: plain})

@@ -33,6 +33,8 @@ func dumpSource(kind, src string) {
 		err = os.WriteFile(filepath.Join(dumpDir, name), []byte(src), 0o644)
 	}
 	if err != nil {
-		dumpFailed.Do(func() { fmt.Fprintf(os.Stderr, "rigel: RIGEL_DUMP_CUDA: %v (kernels run; their sources are not written)\n", err) })
+		dumpFailed.Do(func() {
+			fmt.Fprintf(os.Stderr, "rigel: RIGEL_DUMP_CUDA: %v (kernels run; their sources are not written)\n", err)
+		})
 	}
 }
