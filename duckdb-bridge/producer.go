@@ -333,11 +333,6 @@ func sqlString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
-// sqlIdent quotes s as a SQL identifier.
-func sqlIdent(s string) string {
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
 // tableInfo is what a scan needs to know about a table.
 type tableInfo struct {
 	name           string   // for messages

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/rigel-db/rigel/internal/duckguard"
+	"github.com/rigel-db/rigel/internal/sqltext"
 )
 
 var registerSeq atomic.Int64
@@ -45,7 +46,7 @@ func (e *Engine) RegisterArrow(ctx context.Context, name string, rr array.Record
 	}
 	// The view lives on this connection until released.
 	defer release()
-	_, err = conn.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s AS SELECT * FROM %s", sqlIdent(name), sqlIdent(view)))
+	_, err = conn.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s AS SELECT * FROM %s", sqltext.Ident(name), sqltext.Ident(view)))
 	if err != nil {
 		return fmt.Errorf("register %s: %w", name, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/internal/colstore"
 	"github.com/rigel-db/rigel/internal/duckarrow"
+	"github.com/rigel-db/rigel/internal/sqltext"
 	"github.com/rigel-db/rigel/physical"
 )
 
@@ -54,7 +55,7 @@ func (t *Tables) ID() string { return t.id }
 type tableRef struct{ catalog, schema, name string }
 
 func (r tableRef) sql() string {
-	return sqlIdent(r.catalog) + "." + sqlIdent(r.schema) + "." + sqlIdent(r.name)
+	return sqltext.Ident(r.catalog) + "." + sqltext.Ident(r.schema) + "." + sqltext.Ident(r.name)
 }
 
 // resolve finds the table a (possibly qualified) name designates.
@@ -194,7 +195,7 @@ func (t *Tables) arrowSchema(ctx context.Context, r tableRef, names []string, co
 func selectSQL(r tableRef, names []string) string {
 	quoted := make([]string, len(names))
 	for i, n := range names {
-		quoted[i] = sqlIdent(n)
+		quoted[i] = sqltext.Ident(n)
 	}
 	return "SELECT " + strings.Join(quoted, ", ") + " FROM " + r.sql()
 }
@@ -331,7 +332,7 @@ func (q scanSQL) query() string {
 	sel := make([]string, len(q.values))
 	for i, v := range q.values {
 		sel[i] = v
-		if name := sqlIdent(q.schema.Field(i).Name); v != name {
+		if name := sqltext.Ident(q.schema.Field(i).Name); v != name {
 			sel[i] += " AS " + name
 		}
 	}

@@ -1,6 +1,9 @@
 package duckdbbridge
 
-import "github.com/apache/arrow-go/v18/arrow"
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rigel-db/rigel/internal/sqltext"
+)
 
 // Scans of unsigned columns. rigel's devices have no unsigned kinds and
 // the producer writes DuckDB's unsigned types as the signed types that hold
@@ -34,7 +37,7 @@ func widenUnsigned(dt arrow.DataType) (wide arrow.DataType, sqlType string, ok b
 // DuckDB hands over as dt, widened when it is unsigned.
 func scanValueSQL(name string, dt arrow.DataType) string {
 	if _, t, ok := widenUnsigned(dt); ok {
-		return "CAST(" + sqlIdent(name) + " AS " + t + ")"
+		return "CAST(" + sqltext.Ident(name) + " AS " + t + ")"
 	}
-	return sqlIdent(name)
+	return sqltext.Ident(name)
 }

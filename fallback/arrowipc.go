@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/rigel-db/rigel/internal/arrowrec"
 	"github.com/rigel-db/rigel/internal/ipcfiles"
+	"github.com/rigel-db/rigel/internal/sqltext"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 )
@@ -29,7 +30,7 @@ func (w *Writer) arrowFiles(x *plan.LocalFileReadRel, outer *scope) (string, err
 	if err != nil {
 		return "", err
 	}
-	return w.readBody(x, sc, ident(table)+" AS "+a)
+	return w.readBody(x, sc, sqltext.Ident(table)+" AS "+a)
 }
 
 // ArrowRead is a LocalFiles read of Arrow IPC files that a query written by

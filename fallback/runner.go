@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/rigel-db/rigel/internal/arrowrec"
 	"github.com/rigel-db/rigel/internal/duckguard"
+	"github.com/rigel-db/rigel/internal/sqltext"
 )
 
 // Runner runs the SQL of fallback subtrees on a DuckDB database, over
@@ -47,7 +48,7 @@ func (r Runner) RunOver(ctx context.Context, query string, names []string, input
 	defer func() {
 		// A background context: the tables must go even when ctx ended.
 		for _, n := range created {
-			_, _ = conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+ident(n))
+			_, _ = conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+sqltext.Ident(n))
 		}
 	}()
 	var out arrow.RecordBatch
@@ -96,13 +97,13 @@ func loadInput(ctx context.Context, c driver.Conn, dc any, name string, rec arro
 		if err != nil {
 			return fmt.Errorf("fallback: input %s column %s: %w", name, f.Name, err)
 		}
-		cols[i] = ident(f.Name) + " " + t
+		cols[i] = sqltext.Ident(f.Name) + " " + t
 	}
 	ex, ok := c.(driver.ExecerContext)
 	if !ok {
 		return errors.New("fallback: the DuckDB connection cannot execute statements")
 	}
-	stmt := fmt.Sprintf("CREATE OR REPLACE TEMP TABLE %s (%s)", ident(name), strings.Join(cols, ", "))
+	stmt := fmt.Sprintf("CREATE OR REPLACE TEMP TABLE %s (%s)", sqltext.Ident(name), strings.Join(cols, ", "))
 	if _, err := ex.ExecContext(ctx, stmt, nil); err != nil {
 		return fmt.Errorf("fallback: input %s: %w", name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rigel-db/rigel/internal/ipcfiles"
+	"github.com/rigel-db/rigel/internal/sqltext"
 	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -80,7 +81,7 @@ func (w *Writer) localFiles(x *plan.LocalFileReadRel, outer *scope) (string, err
 			if err != nil {
 				return "", fmt.Errorf("column %s: %w", n, err)
 			}
-			sc.cols[i] = "CAST(" + a + "." + ident(n) + " AS " + t + ")"
+			sc.cols[i] = "CAST(" + a + "." + sqltext.Ident(n) + " AS " + t + ")"
 		}
 		src = "read_parquet(" + list + ") AS " + a
 	case "text":

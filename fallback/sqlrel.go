@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/rigel-db/rigel/internal/sqltext"
 	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
@@ -64,7 +65,7 @@ func (w *Writer) planSQL(root plan.Rel, names []string) (string, error) {
 		if i < len(names) {
 			name = names[i]
 		}
-		cols[i] = fmt.Sprintf("c%d AS %s", i, ident(name))
+		cols[i] = fmt.Sprintf("c%d AS %s", i, sqltext.Ident(name))
 	}
 	return "SELECT " + strings.Join(cols, ", ") + " FROM (" + q + ") AS " + w.alias(), nil
 }
@@ -100,7 +101,7 @@ func (w *Writer) from(r plan.Rel, outer *scope, leaves bool) (string, string, er
 					cols[i] = fmt.Sprintf("CAST(c%d AS %s) AS c%d", i, st, i)
 				}
 				a := w.alias()
-				return "(SELECT " + strings.Join(cols, ", ") + " FROM " + ident(view) + ") AS " + a, a, nil
+				return "(SELECT " + strings.Join(cols, ", ") + " FROM " + sqltext.Ident(view) + ") AS " + a, a, nil
 			}
 		}
 	}
@@ -236,14 +237,14 @@ func (w *Writer) namedRead(x *plan.NamedTableReadRel, outer *scope) (string, err
 	}
 	parts := make([]string, len(x.Names()))
 	for i, n := range x.Names() {
-		parts[i] = ident(n)
+		parts[i] = sqltext.Ident(n)
 	}
 	base := x.BaseSchema()
 	if len(base.Names) != len(base.Struct.Types) {
 		return "", fmt.Errorf("fallback SQL: table %s with a nested base schema", strings.Join(x.Names(), "."))
 	}
 	a := w.alias()
-	sc, err := castScope(base, func(i int) string { return a + "." + ident(base.Names[i]) }, outer)
+	sc, err := castScope(base, func(i int) string { return a + "." + sqltext.Ident(base.Names[i]) }, outer)
 	if err != nil {
 		return "", err
 	}

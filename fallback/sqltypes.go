@@ -115,8 +115,5 @@ func typeName(p *proto.Type) string {
 	return strings.TrimSuffix(strings.TrimPrefix(s, "*substraitpb.Type_"), "_")
 }
 
-// ident quotes an SQL identifier.
-func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
 // quote writes an SQL string literal.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql/schema_ref"
 	"github.com/rigel-db/rigel/fallback"
+	"github.com/rigel-db/rigel/internal/sqltext"
 )
 
 // The catalog calls list DuckDB's databases, schemas and tables (views
@@ -75,7 +76,7 @@ func (s *Server) DoGetTables(ctx context.Context, cmd flightsql.GetTables) (*arr
 }
 
 func (s *Server) tableSchema(ctx context.Context, catalog, schema, table string) (*arrow.Schema, error) {
-	q := fmt.Sprintf("SELECT * FROM %s.%s.%s LIMIT 0", ident(catalog), ident(schema), ident(table))
+	q := fmt.Sprintf("SELECT * FROM %s.%s.%s LIMIT 0", sqltext.Ident(catalog), sqltext.Ident(schema), sqltext.Ident(table))
 	rr, err := fallback.RunSQL(ctx, s.eng.DB(), q)
 	if err != nil {
 		return nil, toStatus(err)
@@ -174,5 +175,3 @@ func (s *Server) oneBatch(b *array.RecordBuilder) (*arrow.Schema, <-chan flight.
 	close(ch)
 	return rec.Schema(), ch, nil
 }
-
-func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -10,6 +10,7 @@ import (
 
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/internal/offheap"
+	"github.com/rigel-db/rigel/internal/sqltext"
 	"github.com/rigel-db/rigel/physical"
 )
 
@@ -53,7 +54,7 @@ func cmdBenchLoad(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "rigel: bench load %s\n", t)
 		offheap.ResetPeak()
 		start := time.Now()
-		err := eng.LoadColumns(ctx, "SELECT * FROM "+quoteIdent(t))
+		err := eng.LoadColumns(ctx, "SELECT * FROM "+sqltext.Ident(t))
 		took := time.Since(start)
 		if err != nil {
 			fmt.Fprintf(&b, "| %s | error: %s | | | | | | | |\n", t, strings.ReplaceAll(oneLine(err.Error()), "|", "/"))
@@ -130,8 +131,6 @@ func tableColumns(cols []physical.CachedColumn, t string) []physical.CachedColum
 	}
 	return out
 }
-
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // ratio is a / b, 0 when b is 0.
 func ratio(a, b int64) float64 {

@@ -44,3 +44,11 @@ func TestSkipComments(t *testing.T) {
 		}
 	}
 }
+
+func TestIdent(t *testing.T) {
+	for in, want := range map[string]string{`t`: `"t"`, `a"b`: `"a""b"`, `x"; DROP TABLE t; --`: `"x""; DROP TABLE t; --"`, ``: `""`} {
+		if got := Ident(in); got != want {
+			t.Errorf("Ident(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
