@@ -25,13 +25,7 @@ func TestCudaNoLeak(t *testing.T) {
 		t.Skipf("SKIP: no GPU: %v", err)
 	}
 	defer dev.Close()
-	total := 1000
-	if s := os.Getenv("RIGEL_LEAK_QUERIES"); s != "" {
-		if total, err = strconv.Atoi(s); err != nil || total < 44 {
-			t.Fatalf("RIGEL_LEAK_QUERIES=%q: want a number >= 44", s)
-		}
-	}
-	checkNoLeak(t, openEngine(t, dev), dev, total, duckdbbridge.OnGPU)
+	checkNoLeak(t, openEngine(t, dev), dev, leakQueries(t), duckdbbridge.OnGPU)
 }
 
 // TestHostNoLeak is TestCudaNoLeak on the host device, whose BytesLive
@@ -41,6 +35,59 @@ func TestCudaNoLeak(t *testing.T) {
 func TestHostNoLeak(t *testing.T) {
 	dev := host.New()
 	checkNoLeak(t, openEngine(t, dev), dev, 44, duckdbbridge.OnHost)
+}
+
+// TestHostNoLeakStreamed is TestHostNoLeak with a device budget that
+// streams the large scans a segment at a time (physical's Chunked): the
+// segments' uploads and restores, their runs and the merges give back all
+// they took, query after query. The cache is left without a limit (the
+// budget would set it to half), so that it holds the same columns after
+// every round and the live bytes can be compared exactly.
+func TestHostNoLeakStreamed(t *testing.T) {
+	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNoLeak(t, streamingEngine(t, dev), dev, 66, duckdbbridge.OnHost)
+}
+
+// TestCudaNoLeakStreamed is TestCudaNoLeak under a 16 MB device budget
+// (RIGEL_LEAK_QUERIES queries, default 1,000): restored segments come
+// from the pool and go back to it, spilled copies stay with the cache.
+func TestCudaNoLeakStreamed(t *testing.T) {
+	dev, err := cuda.Open()
+	if err != nil {
+		t.Skipf("SKIP: no GPU: %v", err)
+	}
+	defer dev.Close()
+	checkNoLeak(t, streamingEngine(t, dev), dev, leakQueries(t), duckdbbridge.OnGPU)
+}
+
+// leakQueries is how many queries the GPU leak checks run:
+// RIGEL_LEAK_QUERIES, default 1,000.
+func leakQueries(t *testing.T) int {
+	s := os.Getenv("RIGEL_LEAK_QUERIES")
+	if s == "" {
+		return 1000
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 44 {
+		t.Fatalf("RIGEL_LEAK_QUERIES=%q: want a number >= 44", s)
+	}
+	return n
+}
+
+// streamingEngine is an engine on dev whose plans stream under a 16 MB
+// device budget, its column cache without a limit.
+func streamingEngine(t *testing.T, dev gpu.Device) *duckdbbridge.Engine {
+	eng := openEngine(t, dev)
+	if err := eng.SetDeviceMemory(16 << 20); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Cache().SetLimit(0); err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }
 
 // checkNoLeak runs total TPC-H queries, the 22 in turn, each on the device

@@ -569,12 +569,30 @@ func (e *Engine) planOnDuckDB(ctx context.Context, data []byte, cause error) (*R
 // devicePlan makes the choices of a translated plan that depend on the
 // device and the data, before EXPLAIN shows them: columns read only
 // through a substring loaded as that substring, strings in Arrow layout
-// where the plan allows it, then fused probes.
+// where the plan allows it, fused probes, then the scans that stream when
+// the plan's tables do not fit in the device's memory.
 func (e *Engine) devicePlan(ctx context.Context, root physical.Node) (physical.Node, error) {
 	if err := e.exec.ChooseStringLayouts(ctx, root); err != nil {
 		return nil, err
 	}
-	return physical.FuseProbes(root), nil
+	return e.exec.PlanChunks(ctx, physical.FuseProbes(root)), nil
+}
+
+// SetDeviceMemory bounds the device memory the engine's plans may use
+// (bytes, 0: the device's own): half of it holds cached table columns,
+// and a plan whose tables would not fit beside each other streams its
+// largest scans through the device a segment at a time (physical's
+// Chunked). Plans prepared before keep their choices: call it before the
+// first query.
+func (e *Engine) SetDeviceMemory(bytes int64) error {
+	if bytes < 0 {
+		return fmt.Errorf("device memory must not be negative, got %d", bytes)
+	}
+	if e.exec == nil {
+		return nil
+	}
+	e.exec.DeviceMemory = bytes
+	return e.exec.Cache.SetLimit(bytes / 2)
 }
 
 // PreparePlan decodes, loads and translates a Substrait plan (binary or

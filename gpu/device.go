@@ -92,6 +92,25 @@ func CtxErr(ctx context.Context) error {
 	return context.Cause(ctx)
 }
 
+// Spiller is a device that copies a column into host memory as it holds
+// it (packed where it is packed) and back. A column that cannot stay on
+// the device between runs (a segment of a table streamed through it,
+// physical's Chunked) then crosses the link in the device's own layout,
+// at the link's speed, with no host work: not decoded, encoded and
+// packed again on every run. A device refuses a column it cannot copy so
+// (strings in Arrow layout) with ErrUnsupported.
+type Spiller interface {
+	Spill(ctx context.Context, col Column) (HostColumn, error)
+	Restore(ctx context.Context, h HostColumn) (Column, error)
+}
+
+// HostColumn is a column Spill copied into host memory. Bytes is the host
+// memory it holds; Release frees it.
+type HostColumn interface {
+	Bytes() int64
+	Release()
+}
+
 // MemoryBudget is a device that bounds the memory its columns and
 // intermediates hold (the host device, whose columns live on the Go heap).
 // CheckRows tells, before an operation builds rows rows of the given types,

@@ -57,6 +57,11 @@ type ColumnCache struct {
 	// segmentRows is the rows of a column a load holds on the host at a
 	// time (loadsegments.go); 0: the process's (RIGEL_LOAD_SEGMENT_ROWS).
 	segmentRows int64
+	// host holds the columns of streamed scans in host memory
+	// (hostcolumns.go), hostBytes their bytes; hostUses orders their uses.
+	host      map[string]*hostEntry
+	hostBytes int64
+	hostUses  int64
 }
 
 func (c *ColumnCache) loads() *loadBudget {
@@ -84,6 +89,11 @@ type CacheStats struct {
 	Entries       int   // columns cached now
 	Bytes         int64 // device bytes of the cached columns now
 	Limit         int64 // the size limit (0: none)
+	// HostBytes is the host memory of the columns of streamed scans
+	// (hostcolumns.go); SegmentsRestored counts their segments put back
+	// on the device from a spilled copy instead of uploaded again.
+	HostBytes        int64
+	SegmentsRestored int64
 }
 
 func NewColumnCache() *ColumnCache {
@@ -100,6 +110,9 @@ type ScanStats struct {
 	BytesScanned  int64 // device bytes of the columns the plan's scans read (packed columns' packed bytes)
 	CacheHits     int
 	CacheMisses   int
+	// BytesStreamed is the bytes of host-held columns put on the device a
+	// segment at a time (Chunked): uploaded, or restored from a spill.
+	BytesStreamed int64
 }
 
 // SetLimit sets the cache's size in bytes (0: no limit) and evicts the
@@ -120,7 +133,7 @@ func (c *ColumnCache) Stats() CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
-	s.Entries, s.Bytes, s.Limit = len(c.entries), c.used, c.limit
+	s.Entries, s.Bytes, s.Limit, s.HostBytes = len(c.entries), c.used, c.limit, c.hostBytes
 	return s
 }
 
@@ -551,6 +564,7 @@ func (c *ColumnCache) Invalidate(src, table string) {
 		}
 	}
 	c.layouts.forget(prefix)
+	c.invalidateHost(prefix)
 }
 
 // Len is the number of cached columns.

@@ -27,6 +27,10 @@ type Executor struct {
 	// Files says which files ArrowFiles nodes may read; the zero value
 	// allows none.
 	Files ipcfiles.Access
+	// DeviceMemory is the device memory a plan may use (bytes; 0: the
+	// device's own, gpu.Info.TotalMemory): PlanChunks streams the tables
+	// of a plan that would not fit in it (chunkplan.go).
+	DeviceMemory int64
 
 	foreseeState // the plans whose kernels were foreseen (precompile.go)
 }
@@ -211,6 +215,10 @@ type run struct {
 	pins []*cacheEntry
 	// scanned are the scans loaded before the run (precompile.go).
 	scanned map[*Scan][]gpu.Column
+	// given are nodes whose output a Chunked node's run gives a
+	// segment's run (chunked.go): the streamed scan's segment, and the
+	// subtrees run once for every segment.
+	given map[Node][]gpu.Column
 }
 
 func (r *run) releaseAll() {
@@ -234,6 +242,9 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
 	}
+	if out, ok := r.given[n]; ok {
+		return out, nil
+	}
 	ch := execChildren(n)
 	ins := make([][]gpu.Column, len(ch))
 	for i, c := range ch {
@@ -249,7 +260,9 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 	start := time.Now()
 	out, err := r.self(ctx, n, ins)
 	own := time.Since(start)
-	r.st.OpNanos[opKind(n)] += own.Nanoseconds()
+	if _, ok := n.(*Chunked); !ok { // its segments' nodes count their own
+		r.st.OpNanos[opKind(n)] += own.Nanoseconds()
+	}
 	if err != nil {
 		return out, err
 	}
@@ -321,6 +334,8 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 			return nil, fmt.Errorf("%s: %w", errorText(x), err)
 		}
 		return out, nil
+	case *Chunked:
+		return r.chunked(ctx, x)
 	case *Scan:
 		if cols, ok := r.scanned[x]; ok {
 			return cols, nil

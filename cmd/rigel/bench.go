@@ -317,9 +317,10 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 		waits = fmt.Sprintf("%d (%s)", dev.HostWaits, ms(dev.HostWaitNanos))
 		read := last.Stats.Scan.BytesScanned
 		bytes = fmt.Sprintf("%.2f", float64(read)/1e9)
-		// Table bytes the last hot run read from DuckDB: 0 when the
-		// device column cache served every scan.
-		fromHost = fmt.Sprintf("%.1f", float64(last.Stats.Scan.BytesFromHost)/1e6)
+		// Table bytes the last hot run read from DuckDB or streamed from
+		// host memory (a scan a segment at a time under a device budget):
+		// 0 when the device column cache served every scan.
+		fromHost = fmt.Sprintf("%.1f", float64(last.Stats.Scan.BytesFromHost+last.Stats.Scan.BytesStreamed)/1e6)
 		if bandwidth > 0 {
 			// The copy bandwidth counts bytes read plus written; a query
 			// only reads, so its floor is read bytes over that rate.

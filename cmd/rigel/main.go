@@ -31,6 +31,8 @@ usage:
                 [--token-file F] [--tls-cert F --tls-key F]   Arrow Flight SQL server
 
 --device host takes --host-memory SIZE (its memory budget; default a quarter of the machine's).
+--device-memory SIZE bounds the device memory queries use (default all of it): a query whose
+tables do not fit streams its largest ones through the device a segment at a time.
 Status lines go to stderr; results to stdout.
 `
 

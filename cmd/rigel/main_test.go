@@ -258,6 +258,36 @@ func TestHostMemoryFlag(t *testing.T) {
 	}
 }
 
+// --device-memory bounds what plans may use: under a budget far below a
+// table, EXPLAIN shows its scan streamed in segments and the answer stays
+// DuckDB's; a bad size is refused.
+func TestDeviceMemoryFlag(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.duckdb")
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE t AS SELECT range AS a, range % 7 AS g FROM range(50000)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	q := "SELECT g, sum(a) AS s, count(*) AS n FROM t GROUP BY g ORDER BY g"
+	// The host device's own memory (--host-memory) holds a segment and its
+	// groups; the plan is made for 64 KB.
+	o := rigel(t, "explain", "--db", path, "--device", "host", "--host-memory", "4MB", "--device-memory", "64KB", q)
+	if o.code != 0 || !strings.Contains(o.stdout, "Chunked scan of t in 13 segment(s) of 4096 rows") {
+		t.Fatalf("explain under 64 KB: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	got := rigel(t, "query", "--db", path, "--device", "host", "--host-memory", "4MB", "--device-memory", "64KB", "--format", "csv", q)
+	want := rigel(t, "query", "--db", path, "--device", "duckdb", "--format", "csv", q)
+	if got.code != 0 || got.stdout != want.stdout || !strings.Contains(got.stderr, "ran on host") {
+		t.Fatalf("query under 64 KB: exit %d, stdout %q (DuckDB %q), stderr %q", got.code, got.stdout, want.stdout, got.stderr)
+	}
+	if o := rigel(t, "query", "--db", path, "--device-memory", "lots", "SELECT 1"); o.code == 0 || !strings.Contains(o.stderr, `--device-memory: "lots" is not a positive size`) {
+		t.Errorf("--device-memory lots: exit %d, stderr %q", o.code, o.stderr)
+	}
+}
+
 // csv and json stream the answer batch by batch: an answer of many
 // batches comes out whole, one header, one JSON array.
 func TestQueryStreamsManyBatches(t *testing.T) {

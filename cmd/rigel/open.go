@@ -22,6 +22,8 @@ type engineFlags struct {
 	device     string
 	file       string
 	hostMemory string
+	// deviceMemory is --device-memory: the device memory plans may use.
+	deviceMemory string
 	// inMemory: without --db the command runs on an empty in-memory
 	// DuckDB (queries of files: SELECT ... FROM 'x.parquet'), as DuckDB's
 	// CLI does. Commands that need tables (bench, serve) leave it off.
@@ -33,6 +35,45 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.device, "device", "auto", "where to run: auto (GPU if there is one, else DuckDB), cuda, host (rigel's reference engine on the CPU), duckdb; program checks the GPU interpreter's programs on the CPU")
 	fs.StringVar(&f.file, "f", "", "read the SQL from this file")
 	registerHostMemory(fs, &f.hostMemory)
+	registerDeviceMemory(fs, &f.deviceMemory)
+}
+
+// registerDeviceMemory adds --device-memory, the memory budget of the
+// device's plans.
+func registerDeviceMemory(fs *flag.FlagSet, v *string) {
+	fs.StringVar(v, "device-memory", "", "the device memory queries may use (e.g. 16GB; default all of the GPU's, or with --device host its --host-memory): half holds cached table columns, and a query whose tables would not fit streams its largest ones through the device a segment at a time")
+}
+
+// applyDeviceMemory sets --device-memory's budget on eng ("" leaves the
+// default); with --device host and no --host-memory it is the host
+// device's budget too (hostMemory says what to open it with).
+func applyDeviceMemory(eng *duckdbbridge.Engine, deviceMemory string) error {
+	if deviceMemory == "" {
+		return nil
+	}
+	n, err := parseDeviceMemory(deviceMemory)
+	if err != nil {
+		return err
+	}
+	return eng.SetDeviceMemory(n)
+}
+
+// parseDeviceMemory reads --device-memory; a bad size is a usage error.
+func parseDeviceMemory(s string) (int64, error) {
+	n, err := rigelsql.ParseSize(s)
+	if err != nil || n <= 0 {
+		return 0, usageError{fmt.Sprintf("--device-memory: %q is not a positive size (e.g. 2GB, 16GB, 1GiB)", s)}
+	}
+	return n, nil
+}
+
+// hostBudget is the --host-memory a host device opens with: the
+// --device-memory where --host-memory is not given.
+func hostBudget(device, hostMemory, deviceMemory string) string {
+	if device == "host" && hostMemory == "" {
+		return deviceMemory
+	}
+	return hostMemory
 }
 
 // registerHostMemory adds --host-memory, the host device's memory budget.
@@ -87,7 +128,7 @@ func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
 	}
 	devc := make(chan opened, 1)
 	go func() {
-		dev, reason, err := openDevice(f.device, f.hostMemory)
+		dev, reason, err := openDevice(f.device, hostBudget(f.device, f.hostMemory, f.deviceMemory))
 		devc <- opened{dev, reason, err}
 	}()
 	db, id, err := openDB(f.db, f.inMemory)
@@ -107,6 +148,13 @@ func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
 		fmt.Fprintln(os.Stderr, "rigel: "+reason+"; DuckDB runs the queries (--device=host runs rigel's reference engine on the CPU)")
 	}
 	eng := duckdbbridge.NewEngine(db, id, dev, reason)
+	if err := applyDeviceMemory(eng, f.deviceMemory); err != nil {
+		if dev != nil {
+			dev.Close()
+		}
+		db.Close()
+		return nil, nil, err
+	}
 	eng.SetProgress(func(msg string) { fmt.Fprintln(os.Stderr, "rigel: "+msg) })
 	closeAll := func() {
 		eng.Flush()

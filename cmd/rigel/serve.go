@@ -21,8 +21,9 @@ func cmdServe(ctx context.Context, args []string) error {
 	var parquet multiFlag
 	fs.Var(&parquet, "parquet", "folder of Parquet files, one table per NAME.parquet file or NAME/ folder (repeatable)")
 	device := fs.String("device", "auto", "where to run: auto (GPU if there is one, else DuckDB), cuda, host, duckdb")
-	var hostMemory string
+	var hostMemory, deviceMemory string
 	registerHostMemory(fs, &hostMemory)
+	registerDeviceMemory(fs, &deviceMemory)
 	listen := fs.String("listen", "127.0.0.1:31337", "address to listen on (port 0 picks a free port)")
 	tokenFile := fs.String("token-file", "", "file holding the bearer token clients must send (or set RIGEL_TOKEN)")
 	cert := fs.String("tls-cert", "", "TLS certificate (PEM); with --tls-key, serve over TLS")
@@ -66,7 +67,12 @@ func cmdServe(ctx context.Context, args []string) error {
 		}
 		opts.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 	}
-	dev, reason, err := openDevice(*device, hostMemory)
+	if deviceMemory != "" {
+		if _, err := parseDeviceMemory(deviceMemory); err != nil {
+			return err
+		}
+	}
+	dev, reason, err := openDevice(*device, hostBudget(*device, hostMemory, deviceMemory))
 	if err != nil {
 		return err
 	}
@@ -80,6 +86,9 @@ func cmdServe(ctx context.Context, args []string) error {
 	defer sqlDB.Close()
 	eng := duckdbbridge.NewEngine(sqlDB, id, dev, reason)
 	defer eng.Flush()
+	if err := applyDeviceMemory(eng, deviceMemory); err != nil {
+		return err
+	}
 	eng.SetProgress(func(msg string) { opts.Log(msg) })
 	srv, err := serve.New(eng, opts)
 	if err != nil {

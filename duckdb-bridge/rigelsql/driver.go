@@ -93,7 +93,13 @@ func NewConnector(dsn string) (*Connector, error) {
 	// The engine's *sql.DB owns duck: closing it closes DuckDB.
 	engDB := sql.OpenDB(duck)
 	c := &Connector{cfg: cfg, duck: duck, engDB: engDB, dev: dev, eng: duckdbbridge.NewEngine(engDB, id, dev, reason)}
-	if cfg.hasSize {
+	if cfg.deviceMemory > 0 {
+		if err := c.eng.SetDeviceMemory(cfg.deviceMemory); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	if cfg.hasSize { // after the device memory, which sets a cache size of its own
 		if err := c.SetCacheSize(cfg.cacheSize); err != nil {
 			c.Close()
 			return nil, err

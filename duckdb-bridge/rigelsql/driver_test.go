@@ -481,18 +481,18 @@ func TestQueryArrow(t *testing.T) {
 }
 
 func TestDSN(t *testing.T) {
-	cfg, err := parseDSN("a.db?access_mode=READ_ONLY&rigel_device=host&threads=4&rigel_cache_size=4GB")
+	cfg, err := parseDSN("a.db?access_mode=READ_ONLY&rigel_device=host&threads=4&rigel_cache_size=4GB&rigel_device_memory=2GB")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.device != "host" || cfg.cacheSize != 4e9 || !strings.HasPrefix(cfg.duckDSN, "a.db?") ||
+	if cfg.device != "host" || cfg.cacheSize != 4e9 || cfg.deviceMemory != 2e9 || !strings.HasPrefix(cfg.duckDSN, "a.db?") ||
 		strings.Contains(cfg.duckDSN, "rigel") || !strings.Contains(cfg.duckDSN, "threads=4") || !filepath.IsAbs(cfg.path) {
 		t.Fatalf("%+v", cfg)
 	}
 	if cfg, _ := parseDSN(""); cfg.path != "" || cfg.duckDSN != "" {
 		t.Fatalf("in-memory: %+v", cfg)
 	}
-	for _, bad := range []string{"x?rigel_device=tpu", "x?rigel_cache_size=lots", "x?rigel_colour=red"} {
+	for _, bad := range []string{"x?rigel_device=tpu", "x?rigel_cache_size=lots", "x?rigel_colour=red", "x?rigel_device_memory=0", "x?rigel_device_memory=much"} {
 		if _, err := parseDSN(bad); err == nil {
 			t.Errorf("%s was accepted", bad)
 		}

@@ -18,12 +18,17 @@ type config struct {
 	device    string // auto, cuda, host or duckdb
 	cacheSize int64  // bytes; 0: no limit
 	hasSize   bool
+	// deviceMemory is rigel_device_memory: the device memory plans may
+	// use (Engine.SetDeviceMemory); 0: the device's own.
+	deviceMemory int64
 }
 
 // parseDSN splits duckdb-go's DSN ("path?opt=v&...", "" or ":memory:" for
 // an in-memory database) into DuckDB's part and rigel's options:
-// rigel_device (auto, cuda, host, duckdb; default $RIGEL_DEVICE, else auto)
-// and rigel_cache_size (bytes, or with a unit: 512MB, 4GB, 1GiB).
+// rigel_device (auto, cuda, host, duckdb; default $RIGEL_DEVICE, else auto),
+// rigel_cache_size (bytes, or with a unit: 512MB, 4GB, 1GiB) and
+// rigel_device_memory (a size: the device memory plans may use; a plan
+// whose tables do not fit streams them, physical's Chunked).
 func parseDSN(dsn string) (config, error) {
 	cfg := config{device: "auto"}
 	if env := os.Getenv("RIGEL_DEVICE"); env != "" {
@@ -49,8 +54,14 @@ func parseDSN(dsn string) (config, error) {
 					return cfg, fmt.Errorf("rigel: DSN option rigel_cache_size: %w", err)
 				}
 				cfg.cacheSize, cfg.hasSize = n, true
+			case "rigel_device_memory":
+				n, err := ParseSize(v)
+				if err != nil || n <= 0 {
+					return cfg, fmt.Errorf("rigel: DSN option rigel_device_memory: %q is not a positive size (e.g. 2GB, 16GB)", v)
+				}
+				cfg.deviceMemory = n
 			default:
-				return cfg, fmt.Errorf("rigel: unknown DSN option %q (rigel takes rigel_device and rigel_cache_size)", k)
+				return cfg, fmt.Errorf("rigel: unknown DSN option %q (rigel takes rigel_device, rigel_cache_size and rigel_device_memory)", k)
 			}
 			delete(q, k)
 		}

@@ -84,6 +84,9 @@ type Device struct {
 	// direct: blocks allocated outside the pool and their sizes (d.mu).
 	direct      map[uint64]int64
 	directBytes int64
+	// spilled are the host copies not yet released (spill.go): Close
+	// frees their pinned memory with the context's.
+	spilled map[*hostCopy]struct{}
 	// tables: string-function tables kept on the device (strtables_dev.go).
 	tables devTableCache
 	srcs   srcMemo // generated sources (srcmemo.go)
@@ -362,6 +365,10 @@ func (d *Device) Close() error {
 		note(d.cx.free(p))
 	}
 	d.direct, d.directBytes = nil, 0
+	for h := range d.spilled {
+		h.freePinned()
+	}
+	d.spilled = nil
 	if d.status != 0 {
 		note(d.cx.free(d.status))
 	}

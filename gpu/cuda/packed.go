@@ -300,13 +300,20 @@ func (d *Device) unpack(c *column) error {
 // unpackRows writes c's first n rows plain into a new buffer of c.n rows.
 func (d *Device) unpackRows(c *column, n int) (uint64, error) {
 	w := c.t.Kind.Width()
-	data, err := d.allocDirect(int64(c.n*w), fmt.Sprintf("%s column of %d rows unpacked", c.t, c.n))
+	what := fmt.Sprintf("%s column of %d rows unpacked", c.t, c.n)
+	// From where the column's own buffers come, where freeColumn returns
+	// them: the pool for a restored segment (spill.go).
+	alloc, free := d.allocDirect, d.freeDirect
+	if c.pooled {
+		alloc, free = d.pool.get, d.pool.put
+	}
+	data, err := alloc(int64(c.n*w), what)
 	if err != nil || n == 0 {
 		return data, err
 	}
 	args := []uint64{uint64(n), c.pack.words, c.pack.frameWord(), data, uint64(w)}
 	if err := d.timedLaunch(d.util, "rg_unpack", d.gridFor(int64(n), blockThreads), blockThreads, 0, args); err != nil {
-		d.freeDirect(data)
+		free(data)
 		return 0, err
 	}
 	return data, nil
@@ -318,7 +325,11 @@ func (d *Device) freePacked(c *column) {
 		return
 	}
 	if c.pack.words != 0 {
-		d.freeDirect(c.pack.words)
+		if c.pooled { // a restored segment (spill.go)
+			d.pool.put(c.pack.words)
+		} else {
+			d.freeDirect(c.pack.words)
+		}
 	}
 	c.pack = nil
 }

@@ -183,6 +183,19 @@ CUresult rg_copy_dtod(CUcontext c, CUdeviceptr d, CUdeviceptr src, size_t n, CUs
     CUR(c);
     return p_cuMemcpyDtoDAsync_v2(d, src, n, s);
 }
+// rg_copy_htod_pinned queues a copy from pinned host memory (spill.go):
+// the DMA engine reads it directly, without staging and without waiting.
+CUresult rg_copy_htod_pinned(CUcontext c, CUdeviceptr d, const void *src, size_t n, CUstream s) {
+    CUR(c);
+    return p_cuMemcpyHtoDAsync_v2(d, src, n, s);
+}
+// rg_copy_dtoh_pinned copies into pinned host memory and waits for it.
+CUresult rg_copy_dtoh_pinned(CUcontext c, void *dst, CUdeviceptr src, size_t n, CUstream s) {
+    CUR(c);
+    CUresult r = p_cuMemcpyDtoHAsync_v2(dst, src, n, s);
+    if (r) return r;
+    return p_cuStreamSynchronize(s);
+}
 
 // rg_upload_small copies n bytes through one slot of the small-upload ring
 // (transfer.go) without waiting for the copy: it waits only until the

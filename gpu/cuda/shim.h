@@ -61,6 +61,8 @@ CUresult rg_launch(CUcontext ctx, CUfunction f, unsigned grid, unsigned block,
                    unsigned shmem, CUstream s, void *argblock);
 CUresult rg_memset8(CUcontext ctx, CUdeviceptr p, unsigned char v, size_t n, CUstream s);
 CUresult rg_copy_dtod(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s);
+CUresult rg_copy_htod_pinned(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n, CUstream s);
+CUresult rg_copy_dtoh_pinned(CUcontext ctx, void *dst, CUdeviceptr src, size_t n, CUstream s);
 
 // Chunked copies through two pinned staging buffers (double-buffered: the
 // host fills one while the other is in flight). *stage is the failing step

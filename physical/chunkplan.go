@@ -1,0 +1,384 @@
+package physical
+
+import (
+	"context"
+	"sort"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// Choosing chunked execution. Before a plan runs, PlanChunks estimates
+// what its tables would take on the device resident (every scanned
+// column, plain: rows x the type's width) and compares it with the
+// device's memory budget (Executor.DeviceMemory, else the device's own
+// memory). When the tables take more than residentShare of the budget,
+// the largest scan that can stream is read a segment at a time (Chunked),
+// then the next largest, until the rest fits. A scan can stream when the
+// operators between it and the nearest aggregate (or sort with a limit)
+// above it each give, for a segment of their input, the part of their
+// output that segment makes:
+//
+//   - a filter and projection pipeline;
+//   - a join on the side its type keeps whole (the left side of inner,
+//     left, semi, anti and single joins, the right side of inner and
+//     right joins): the other side runs once and stays on the device.
+//
+// The aggregate (or sort) is where the segments' results meet, and they
+// must not hold strings in Arrow layout (each segment's characters are
+// its own). Where no scan can stream the plan runs resident as before,
+// and the device's memory decides.
+
+// residentShare: a plan's tables may take this part of the budget
+// resident; the rest is the operators' working memory (hash tables,
+// intermediates, results).
+const residentShare = 2
+
+// segmentShare: one segment of a streamed scan takes this part of the
+// budget. Each segment costs the operators' launches and host waits again
+// (a join's hash table is built per segment): at TPC-H SF10 under 2 GB, an
+// eighth (16 segments of lineitem) left Q17 and Q21 waiting on the host
+// for most of their time
+// (bench/results/2026-11-28-h200-tpch-sf10-budget-2gb-v43.md).
+const segmentShare = 4
+
+// segmentRowGuess is the bytes a row of a segment is taken to hold
+// (segmentRowsFor): TPC-H's lineitem scans read 20 to 60.
+const segmentRowGuess = 64
+
+// minSegmentRows is the smallest segment: below it a segment's fixed
+// costs (a launch per operator, a hash table per join) dominate.
+const minSegmentRows = 1 << 12
+
+// strRowGuess is the bytes a string in Arrow layout is guessed to take a
+// row (its offset and its characters) before its column is read.
+const strRowGuess = 40
+
+// PlanChunks returns root with the scans that must stream wrapped in
+// Chunked nodes (see above); root itself when everything fits or nothing
+// can stream. Rewrites happen in place, as the plan's other device
+// choices (ChooseStringLayouts).
+func (x *Executor) PlanChunks(ctx context.Context, root Node) Node {
+	budget := x.DeviceMemory
+	if budget <= 0 && x.Dev != nil {
+		budget = x.Dev.Info().TotalMemory
+	}
+	rc, ok := x.Source.(RowCounter)
+	if budget <= 0 || !ok {
+		return root
+	}
+	rows := map[*Scan]int64{}
+	var scans []*Scan
+	walkPlan(root, func(n Node) error {
+		s, ok := n.(*Scan)
+		if !ok || rows[s] > 0 || len(s.Columns) == 0 {
+			return nil
+		}
+		// A table the source cannot count (a client's temporary table)
+		// is left out of the estimate: the plan's scans fail, or not,
+		// with their own errors when it runs.
+		if nr, err := rc.Rows(ctx, s.Table); err == nil && nr > 0 {
+			rows[s] = nr
+			scans = append(scans, s)
+		}
+		return nil
+	})
+	resident := func(s *Scan) int64 { return rows[s] * scanRowBytes(s) }
+	var total int64
+	for _, s := range scans {
+		total += resident(s)
+	}
+	footprint := total
+	sort.SliceStable(scans, func(i, j int) bool { return resident(scans[i]) > resident(scans[j]) })
+	for _, s := range scans {
+		if total <= budget/residentShare {
+			break
+		}
+		seg := segmentRowsFor(budget, scanRowBytes(s), rows[s])
+		if seg >= rows[s] {
+			continue // one segment is the whole table
+		}
+		top, parent, path := streamTop(root, s)
+		if top == nil {
+			continue
+		}
+		if _, ok := parent.(*Chunked); ok {
+			// Streamed already by another scan: a second one would run its
+			// segments again for every segment of the first.
+			continue
+		}
+		c := &Chunked{Body: top, Stream: s, SegmentRows: seg, Rows: rows[s], Footprint: footprint, Budget: budget}
+		if !c.plan() {
+			continue
+		}
+		if parent == nil {
+			root = c
+		} else if !setChild(parent, top, c) {
+			continue
+		}
+		unfold(path)
+		total -= resident(s) - seg*scanRowBytes(s)
+	}
+	return root
+}
+
+// scanRowBytes is one row of s's columns on the device, plain.
+func scanRowBytes(s *Scan) int64 {
+	var n int64
+	for _, t := range s.Types {
+		if t.Kind == gpu.Str {
+			n += strRowGuess
+		} else {
+			n += int64(t.Kind.Width())
+		}
+		if t.Nullable {
+			n++
+		}
+	}
+	return max(n, 1)
+}
+
+// segmentRowsFor is the rows of a segment of a table under budget: the
+// segment holds budget/segmentShare bytes at segmentRowGuess bytes a row,
+// whatever the scan's columns, so that every plan streaming the table cuts
+// it alike (the host keeps each column's segments as the device held them,
+// hostcolumns.go, for any plan to restore); a scan so wide that its
+// segment would take more than a quarter of the budget takes halves.
+func segmentRowsFor(budget, rowBytes, rows int64) int64 {
+	seg := budget / segmentShare / segmentRowGuess
+	for seg > minSegmentRows && seg*rowBytes > budget/4 {
+		seg /= 2
+	}
+	seg -= seg % minSegmentRows
+	return min(max(seg, minSegmentRows), max(rows, 1))
+}
+
+// streamTop finds the node whose run can take s a segment at a time (the
+// nearest aggregate or sort with a limit above s, reached through
+// operators that stream), that node's parent (nil for the root) and the
+// nodes from s up to it; nil when there is none.
+func streamTop(root Node, s *Scan) (top, parent Node, path []Node) {
+	parents := map[Node]Node{}
+	count := 0
+	walkPlan(root, func(n Node) error {
+		if n == Node(s) {
+			count++
+		}
+		for _, ch := range n.Children() {
+			parents[ch] = n
+		}
+		return nil
+	})
+	if count != 1 {
+		return nil, nil, nil // a scan the plan reads twice streams in neither place
+	}
+	cur := Node(s)
+	for {
+		path = append(path, cur)
+		p, ok := parents[cur]
+		if !ok {
+			return nil, nil, nil
+		}
+		switch streamsThrough(p, cur) {
+		case streamStops:
+			return nil, nil, nil
+		case streamMeets:
+			return p, parents[p], append(path, p)
+		}
+		cur = p
+	}
+}
+
+// unfold runs the probes on path without their folds (probefold.go): a
+// fold chooses at run time, from the other side's rows, where a side's
+// filter runs, and a segment's run must take the streamed side through
+// the nodes the plan shows.
+func unfold(path []Node) {
+	for _, n := range path {
+		if p, ok := n.(*ProbePipeline); ok {
+			p.fold = nil
+		}
+	}
+}
+
+type streamStep uint8
+
+const (
+	streamStops  streamStep = iota
+	streamPasses            // a segment in, the segment's part out
+	streamMeets             // the segments' results meet here
+)
+
+// streamsThrough says what p does with a segment of its child ch.
+func streamsThrough(p, ch Node) streamStep {
+	switch x := p.(type) {
+	case *Pipeline:
+		if x.Pipe.Sink == gpu.SinkAggregate {
+			return streamMeets
+		}
+		return streamPasses
+	case *Sort:
+		if x.Limit > 0 {
+			return streamMeets
+		}
+	case *Join:
+		if x.Type.streamsSide(ch == x.Left) {
+			return streamPasses
+		}
+	case *ProbePipeline:
+		if !x.Join.Type.streamsSide(ch == x.Join.Left) {
+			return streamStops
+		}
+		if x.Pipe.Sink == gpu.SinkAggregate {
+			return streamMeets
+		}
+		return streamPasses
+	case *CountJoin:
+		if ch == x.Join.Left {
+			return streamPasses // semi or anti: per left row
+		}
+	}
+	return streamStops
+}
+
+// streamsSide reports whether a join of type t gives, for a segment of
+// one side's rows (left when left is set) and all of the other's, the
+// segment's part of its output.
+func (t JoinType) streamsSide(left bool) bool {
+	switch t {
+	case JoinInner:
+		return true
+	case JoinLeft, JoinSemi, JoinAnti, JoinSingle:
+		return left
+	case JoinRight:
+		return !left
+	}
+	return false // a full join's unmatched rows need both sides whole
+}
+
+// plan fills in how c's segments' results meet; false when they cannot
+// (strings in Arrow layout in the result, an aggregate of another kind).
+func (c *Chunked) plan() bool {
+	for _, t := range c.Body.OutputTypes() {
+		if t.Kind == gpu.Str {
+			return false
+		}
+	}
+	var p *gpu.Pipeline
+	switch x := c.Body.(type) {
+	case *Sort:
+		return true
+	case *Pipeline:
+		p = x.Pipe
+	case *ProbePipeline:
+		p = x.Pipe
+	default:
+		return false
+	}
+	c.Merge, c.Final = mergeAggregates(p)
+	return c.Merge != nil
+}
+
+// mergeAggregates is the aggregate over partial results of p (its output
+// columns, concatenated) that gives p's groups, and the projection that
+// gives them p's types (nil when they have them already).
+func mergeAggregates(p *gpu.Pipeline) (merge, final *gpu.Pipeline) {
+	in := p.OutputTypes()
+	nk := len(p.Keys)
+	merge = &gpu.Pipeline{Inputs: in, Sink: gpu.SinkAggregate, GroupHint: p.GroupHint}
+	for i, t := range in {
+		merge.Project = append(merge.Project, gpu.Col(i, t))
+	}
+	for i := range nk {
+		merge.Keys = append(merge.Keys, i)
+	}
+	casts := false
+	for j, a := range p.Aggs {
+		arg := nk + j
+		switch a.Kind {
+		case gpu.AggCountStar, gpu.AggCount:
+			// Counts add up as decimals (AggSum of an integer), cast back.
+			merge.Aggs = append(merge.Aggs, gpu.Agg{Kind: gpu.AggSum, Arg: arg,
+				Type: gpu.Type{Kind: gpu.Decimal128, Precision: 38, Nullable: true}})
+			casts = true
+		case gpu.AggSum, gpu.AggMin, gpu.AggMax:
+			merge.Aggs = append(merge.Aggs, gpu.Agg{Kind: a.Kind, Arg: arg, Type: a.Type})
+		default:
+			return nil, nil
+		}
+	}
+	if !casts {
+		return merge, nil
+	}
+	mt := merge.OutputTypes()
+	final = &gpu.Pipeline{Inputs: mt, Sink: gpu.SinkMaterialize}
+	for i, t := range mt {
+		e := gpu.Col(i, t)
+		if i >= nk {
+			if a := p.Aggs[i-nk]; a.Kind == gpu.AggCountStar || a.Kind == gpu.AggCount {
+				e = gpu.Call(gpu.OpCast, a.Type, e)
+			}
+		}
+		final.Project = append(final.Project, e)
+	}
+	return merge, final
+}
+
+// walkPlan calls fn on every node of the tree under root (Children),
+// parents first.
+func walkPlan(root Node, fn func(Node) error) error {
+	if err := fn(root); err != nil {
+		return err
+	}
+	for _, ch := range root.Children() {
+		if err := walkPlan(ch, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setChild puts new where old is among parent's children; false when
+// parent is a node this rewrite does not change.
+func setChild(parent, old, new Node) bool {
+	swap := func(at *Node) bool {
+		if *at == old {
+			*at = new
+			return true
+		}
+		return false
+	}
+	switch p := parent.(type) {
+	case *Pipeline:
+		return swap(&p.Input)
+	case *Sort:
+		return swap(&p.Input)
+	case *Slice:
+		return swap(&p.Input)
+	case *Retype:
+		return swap(&p.Input)
+	case *Join:
+		return swap(&p.Left) || swap(&p.Right)
+	case *ProbePipeline:
+		if p.fold != nil {
+			return false // its folded side's filter is run from the fold
+		}
+		return swap(&p.Join.Left) || swap(&p.Join.Right)
+	case *CountJoin:
+		return swap(&p.Join.Left) || swap(&p.Join.Right)
+	case *Union:
+		for i := range p.Inputs {
+			if swap(&p.Inputs[i]) {
+				return true
+			}
+		}
+	case *Fallback:
+		for i := range p.Inputs {
+			if swap(&p.Inputs[i]) {
+				return true
+			}
+		}
+	case *Chunked:
+		return swap(&p.Body)
+	}
+	return false
+}

@@ -1,0 +1,63 @@
+package physical
+
+import (
+	"testing"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+// A join streams the side its type keeps whole per row: both sides of an
+// inner join, the left of left, semi, anti and single joins, the right of
+// a right join, neither side of a full join.
+func TestJoinTypeStreamsSide(t *testing.T) {
+	for _, c := range []struct {
+		t           JoinType
+		left, right bool
+	}{
+		{JoinInner, true, true}, {JoinLeft, true, false}, {JoinSemi, true, false}, {JoinAnti, true, false},
+		{JoinSingle, true, false}, {JoinRight, false, true}, {JoinFull, false, false},
+	} {
+		if got := c.t.streamsSide(true); got != c.left {
+			t.Errorf("%s join streams its left side: %v, want %v", c.t, got, c.left)
+		}
+		if got := c.t.streamsSide(false); got != c.right {
+			t.Errorf("%s join streams its right side: %v, want %v", c.t, got, c.right)
+		}
+	}
+}
+
+// The segments' groups merge by the same keys: counts summed (as
+// decimals, then cast back to their int64), sums summed, minimums and
+// maximums kept; the merged types are the aggregate's own.
+func TestMergeAggregates(t *testing.T) {
+	i64 := gpu.Type{Kind: gpu.Int64}
+	dec := gpu.Type{Kind: gpu.Decimal64, Precision: 15, Scale: 2}
+	sum := gpu.Type{Kind: gpu.Decimal128, Precision: 38, Scale: 2, Nullable: true}
+	p := &gpu.Pipeline{Inputs: []gpu.Type{gpu.Type{Kind: gpu.Dict}, dec}, Sink: gpu.SinkAggregate,
+		Project: []*gpu.Expr{gpu.Col(0, gpu.Type{Kind: gpu.Dict}), gpu.Col(1, dec)}, Keys: []int{0},
+		Aggs: []gpu.Agg{{Kind: gpu.AggCountStar, Type: i64}, {Kind: gpu.AggSum, Arg: 1, Type: sum},
+			{Kind: gpu.AggMin, Arg: 1, Type: dec.WithNullable(true)}, {Kind: gpu.AggCount, Arg: 1, Type: i64}}}
+	merge, final := mergeAggregates(p)
+	if merge == nil || final == nil {
+		t.Fatal("no merge for count, sum, min and count")
+	}
+	kinds := []gpu.AggKind{gpu.AggSum, gpu.AggSum, gpu.AggMin, gpu.AggSum}
+	for j, a := range merge.Aggs {
+		if a.Kind != kinds[j] || a.Arg != 1+j {
+			t.Errorf("merge aggregate %d: %s of #%d, want %s of #%d", j, a.Kind, a.Arg, kinds[j], 1+j)
+		}
+	}
+	want, got := p.OutputTypes(), final.OutputTypes()
+	for i := range want {
+		if got[i].Kind != want[i].Kind || got[i].Scale != want[i].Scale {
+			t.Errorf("merged column %d is %s, the aggregate's %s", i, got[i], want[i])
+		}
+	}
+	if e := final.Project[1]; e.Op != gpu.OpCast {
+		t.Errorf("the merged count is %s, want a cast to int64", e)
+	}
+	if m, f := mergeAggregates(&gpu.Pipeline{Inputs: []gpu.Type{dec}, Sink: gpu.SinkAggregate,
+		Project: []*gpu.Expr{gpu.Col(0, dec)}, Aggs: []gpu.Agg{{Kind: gpu.AggMax, Arg: 0, Type: dec.WithNullable(true)}}}); m == nil || f != nil {
+		t.Errorf("a max merges with no cast: merge %v, final %v", m, f)
+	}
+}
