@@ -430,7 +430,7 @@ func (e *Engine) runOnDevice(ctx context.Context, root physical.Node, names []st
 	defer func() { <-e.devTurn }()
 	rec, st, err := e.exec.Run(ctx, root, names)
 	if errors.Is(err, gpu.ErrOutOfMemory) && cacheCouldMakeRoom(err, e.exec.Cache.Stats().Bytes) {
-		e.exec.Cache.Invalidate(e.tables.ID(), "")
+		e.exec.Cache.FreeDeviceColumns()
 		rec, st, err = e.exec.Run(ctx, root, names)
 	}
 	return rec, st, err

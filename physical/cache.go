@@ -85,7 +85,7 @@ type CacheStats struct {
 	Hits, Misses  int64 // columns found / loaded by scans
 	BytesFromHost int64 // table bytes read from the host database and uploaded
 	Evictions     int64 // entries freed to stay under the limit
-	Invalidations int64 // entries dropped by Invalidate
+	Invalidations int64 // entries dropped by Invalidate or FreeDeviceColumns
 	Entries       int   // columns cached now
 	Bytes         int64 // device bytes of the cached columns now
 	Limit         int64 // the size limit (0: none)
@@ -112,7 +112,10 @@ type ScanStats struct {
 	CacheMisses   int
 	// BytesStreamed is the bytes of host-held columns put on the device a
 	// segment at a time (Chunked): uploaded, or restored from a spill.
-	BytesStreamed int64
+	// The Segments counters count column segments by where they came
+	// from: the device cache, a spilled copy, or the rows as read.
+	BytesStreamed                                      int64
+	SegmentsCached, SegmentsRestored, SegmentsUploaded int64
 }
 
 // SetLimit sets the cache's size in bytes (0: no limit) and evicts the
@@ -565,6 +568,20 @@ func (c *ColumnCache) Invalidate(src, table string) {
 	}
 	c.layouts.forget(prefix)
 	c.invalidateHost(prefix)
+}
+
+// FreeDeviceColumns frees every cached device column (those a running
+// query uses when it ends), keeping what depends on the tables' contents
+// only: the layouts chosen, and the columns held on the host for streamed
+// scans with their spilled segments. The engine calls it when the device
+// ran out of memory, before it tries again.
+func (c *ColumnCache) FreeDeviceColumns() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.entries {
+		c.remove(e)
+		c.stats.Invalidations++
+	}
 }
 
 // Len is the number of cached columns.

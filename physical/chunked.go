@@ -59,6 +59,20 @@ func (r *run) chunked(ctx context.Context, c *Chunked) ([]gpu.Column, error) {
 	if err := r.runResident(ctx, c.Body, c.Stream, given); err != nil {
 		return nil, err
 	}
+	if r.st.Nodes != nil { // EXPLAIN ANALYZE: where the segments came from
+		before := r.st.Scan
+		defer func() {
+			ns := r.st.Nodes[c]
+			if ns == nil {
+				ns = &NodeStats{}
+				r.st.Nodes[c] = ns
+			}
+			ns.SegmentsCached += r.st.Scan.SegmentsCached - before.SegmentsCached
+			ns.SegmentsRestored += r.st.Scan.SegmentsRestored - before.SegmentsRestored
+			ns.SegmentsUploaded += r.st.Scan.SegmentsUploaded - before.SegmentsUploaded
+			ns.BytesStreamed += r.st.Scan.BytesStreamed - before.BytesStreamed
+		}()
+	}
 	rows := host[0].rows // PlanChunks streams scans of at least one column
 	var parts [][]gpu.Column
 	defer func() {
@@ -121,13 +135,12 @@ func (r *run) segment(ctx context.Context, c *Chunked, host []*hostEntry, lo, hi
 		}
 	}()
 	for i, e := range host {
-		col, bytes, release, err := r.x.Cache.segmentColumn(ctx, r.x.Dev, e, c.Stream.Types[i], c.SegmentRows, lo/c.SegmentRows, lo, hi)
+		col, release, err := r.x.Cache.segmentColumn(ctx, r.x.Dev, e, c.Stream.Types[i], c.SegmentRows, lo/c.SegmentRows, lo, hi, &r.st.Scan)
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", c.Stream.Table, c.Stream.Columns[i], err)
 		}
 		cols = append(cols, col)
 		releases = append(releases, release)
-		r.st.Scan.BytesStreamed += bytes
 		r.st.Scan.BytesScanned += gpu.ScanBytes(col) + charBytes(col)
 	}
 	sub := &run{x: r.x, st: r.st, given: map[Node][]gpu.Column{c.Stream: cols}}

@@ -1,9 +1,11 @@
 package physical
 
 import (
+	"context"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/gpu/host"
 )
 
 // A join streams the side its type keeps whole per row: both sides of an
@@ -59,5 +61,57 @@ func TestMergeAggregates(t *testing.T) {
 	if m, f := mergeAggregates(&gpu.Pipeline{Inputs: []gpu.Type{dec}, Sink: gpu.SinkAggregate,
 		Project: []*gpu.Expr{gpu.Col(0, dec)}, Aggs: []gpu.Agg{{Kind: gpu.AggMax, Arg: 0, Type: dec.WithNullable(true)}}}); m == nil || f != nil {
 		t.Errorf("a max merges with no cast: merge %v, final %v", m, f)
+	}
+}
+
+// Out of device memory, the engine frees the cached device columns
+// (FreeDeviceColumns) and keeps what host memory holds: a streamed table's
+// columns and their spilled segments, which the retry streams again
+// without reading the source.
+func TestFreeDeviceColumnsKeepsHostColumns(t *testing.T) {
+	dev := host.New()
+	c := NewColumnCache()
+	src := &memSource{}
+	s := &Scan{Table: "t", Columns: []string{"k", "v"}, Types: []gpu.Type{i64, i64}}
+	var pins []*cacheEntry
+	var st ScanStats
+	if _, err := c.get(context.Background(), dev, src, &Scan{Table: "u", Columns: []string{"k"}, Types: []gpu.Type{i64}}, &st, &pins); err != nil {
+		t.Fatal(err)
+	}
+	c.unpin(pins)
+	held, err := c.hostColumns(context.Background(), src, s, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := int64(0); k < 3; k++ {
+		col, release, err := c.segmentColumn(context.Background(), dev, held[0], i64, 4, k, 4*k, min(4*k+4, 10), &st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if col.Len() != int(min(4*k+4, 10)-4*k) {
+			t.Fatalf("segment %d: %d rows", k, col.Len())
+		}
+		release()
+	}
+	c.unpinHost(held)
+	before := c.Stats()
+	c.FreeDeviceColumns()
+	after := c.Stats()
+	if after.Entries != 0 || after.Bytes != 0 || after.HostBytes != before.HostBytes || after.HostBytes == 0 {
+		t.Fatalf("after FreeDeviceColumns: %+v (before: %+v)", after, before)
+	}
+	scans := src.scans
+	held, err = c.hostColumns(context.Background(), src, s, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.unpinHost(held)
+	col, release, err := c.segmentColumn(context.Background(), dev, held[0], i64, 4, 0, 0, 4, &st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if col == nil || src.scans != scans || st.SegmentsRestored == 0 {
+		t.Fatalf("the retry read the source again (%d scans, %d before) or restored nothing (%+v)", src.scans, scans, st)
 	}
 }

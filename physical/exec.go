@@ -57,6 +57,10 @@ type NodeStats struct {
 	Nanos                                               int64
 	Rows                                                int64 // its output's
 	Launches, ProgramRuns, FusedDeferred, CompileWaitNs int64
+	// A Chunked node's column segments by where they came from (the
+	// device cache, a spilled copy, the rows as read) and the bytes that
+	// crossed the link for them.
+	SegmentsCached, SegmentsRestored, SegmentsUploaded, BytesStreamed int64
 }
 
 // String is the node's line in EXPLAIN ANALYZE.
@@ -73,6 +77,10 @@ func (ns *NodeStats) String() string {
 	}
 	if ns.CompileWaitNs > 0 {
 		s += fmt.Sprintf(", waited %.3f ms for the compiler", float64(ns.CompileWaitNs)/1e6)
+	}
+	if n := ns.SegmentsCached + ns.SegmentsRestored + ns.SegmentsUploaded; n > 0 {
+		s += fmt.Sprintf(", %s: %d in the device cache, %d restored from host memory, %d uploaded (%.1f MB over the link)",
+			count(n, "column segment", "column segments"), ns.SegmentsCached, ns.SegmentsRestored, ns.SegmentsUploaded, float64(ns.BytesStreamed)/1e6)
 	}
 	return s
 }

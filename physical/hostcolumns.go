@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -73,10 +74,21 @@ func (c *ColumnCache) hostColumns(ctx context.Context, src TableSource, s *Scan,
 		c.host = map[string]*hostEntry{}
 	}
 	out := make([]*hostEntry, 0, len(s.Columns))
+	start := time.Now()
+	var read int64
+	defer func() {
+		if read > 0 {
+			c.progress(fmt.Sprintf("read %.2f GB of %s into host memory in %s (%.2f GB/s), to stream it through the device", float64(read)/1e9, s.Table,
+				time.Since(start).Round(time.Millisecond), float64(read)/1e9/max(time.Since(start).Seconds(), 1e-9)))
+		}
+	}()
 	for i := range s.Columns {
 		key := scanKey(src.ID(), s, i)
 		c.hostUses++
 		e, ok := c.host[key]
+		if !ok && read == 0 {
+			c.progress(fmt.Sprintf("reading columns of %s into host memory, to stream them through the device a segment of %d rows at a time", s.Table, seg))
+		}
 		if !ok {
 			arr, err := c.readHostColumn(ctx, src, s, i)
 			if err != nil {
@@ -86,6 +98,7 @@ func (c *ColumnCache) hostColumns(ctx context.Context, src TableSource, s *Scan,
 			e = &hostEntry{key: key, arr: arr, rows: int64(arr.Len()), bytes: arrayBytes(arr)}
 			c.host[key] = e
 			c.hostBytes += e.bytes
+			read += e.bytes
 		}
 		if e.arr == nil && e.segs[seg] == nil {
 			arr, err := c.readHostColumn(ctx, src, s, i)
@@ -96,6 +109,7 @@ func (c *ColumnCache) hostColumns(ctx context.Context, src TableSource, s *Scan,
 			e.arr = arr
 			e.bytes += arrayBytes(arr)
 			c.hostBytes += arrayBytes(arr)
+			read += arrayBytes(arr)
 		}
 		e.used = c.hostUses
 		e.pins++
@@ -128,7 +142,7 @@ func (c *ColumnCache) unpinHostLocked(es []*hostEntry) {
 // run left it, else restored from its spilled copy, else uploaded from the
 // rows as read (and then spilled for the next run); the device cache keeps
 // it when it has room for it without evicting anything (admitSegment).
-func (c *ColumnCache) segmentColumn(ctx context.Context, dev gpu.Device, e *hostEntry, t gpu.Type, seg, k, lo, hi int64) (col gpu.Column, uploaded int64, release func(), err error) {
+func (c *ColumnCache) segmentColumn(ctx context.Context, dev gpu.Device, e *hostEntry, t gpu.Type, seg, k, lo, hi int64, st *ScanStats) (col gpu.Column, release func(), err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := fmt.Sprintf("%s\x00segment %d of %d rows", e.key, k, seg)
@@ -136,14 +150,15 @@ func (c *ColumnCache) segmentColumn(ctx context.Context, dev gpu.Device, e *host
 		ce.pins++
 		c.lru.MoveToFront(ce.elem)
 		c.stats.Hits++
-		return ce.col, 0, func() { c.unpin([]*cacheEntry{ce}) }, nil
+		st.SegmentsCached++
+		return ce.col, func() { c.unpin([]*cacheEntry{ce}) }, nil
 	}
 	c.stats.Misses++
-	col, uploaded, err = c.segmentFromHost(ctx, dev, e, t, seg, k, lo, hi)
+	col, err = c.segmentFromHost(ctx, dev, e, t, seg, k, lo, hi, st)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, err
 	}
-	return col, uploaded, c.admitSegment(key, col), nil
+	return col, c.admitSegment(key, col), nil
 }
 
 // admitSegment keeps a segment's column in the device cache when the
@@ -168,29 +183,37 @@ func (c *ColumnCache) admitSegment(key string, col gpu.Column) (release func()) 
 }
 
 // segmentFromHost puts segment k of e on dev: restored from its spilled
-// copy, or uploaded from the rows as read and then spilled. c.mu held.
-func (c *ColumnCache) segmentFromHost(ctx context.Context, dev gpu.Device, e *hostEntry, t gpu.Type, seg, k, lo, hi int64) (col gpu.Column, uploaded int64, err error) {
+// copy, or uploaded from the rows as read and then spilled; st counts the
+// bytes and the segment. c.mu held.
+func (c *ColumnCache) segmentFromHost(ctx context.Context, dev gpu.Device, e *hostEntry, t gpu.Type, seg, k, lo, hi int64, st *ScanStats) (col gpu.Column, err error) {
 	sp, spills := dev.(gpu.Spiller)
 	if segs := e.segs[seg]; spills && segs != nil && segs[k] != nil {
-		col, err = sp.Restore(ctx, segs[k])
-		if err == nil {
-			c.stats.SegmentsRestored++
+		if col, err = sp.Restore(ctx, segs[k]); err != nil {
+			return nil, err
 		}
-		return col, segs[k].Bytes(), err
+		c.stats.SegmentsRestored++
+		st.SegmentsRestored++
+		st.BytesStreamed += segs[k].Bytes()
+		return col, nil
 	}
 	if e.arr == nil { // hostColumns read it again where its segments were another size
-		return nil, 0, fmt.Errorf("segment %d of %d rows: neither the column's rows nor a copy of the segment are held (a bug)", k, seg)
+		return nil, fmt.Errorf("segment %d of %d rows: neither the column's rows nor a copy of the segment are held (a bug)", k, seg)
 	}
 	part := arraySlice(e.arr, lo, hi)
-	uploaded = arrayBytes(part)
+	bytes := arrayBytes(e.arr) * (hi - lo) / max(e.rows, 1) // a slice shares the whole column's buffers
 	col, err = upload(ctx, dev, part, t)
 	part.Release()
-	if err != nil || !spills || t.Kind == gpu.Str {
-		return col, uploaded, err
+	if err != nil {
+		return nil, err
+	}
+	st.SegmentsUploaded++
+	st.BytesStreamed += bytes
+	if !spills || t.Kind == gpu.Str {
+		return col, nil
 	}
 	h, err := sp.Spill(ctx, col)
 	if err != nil {
-		return col, uploaded, nil // the rows as read serve the next run too
+		return col, nil // the rows as read serve the next run too
 	}
 	if e.segs == nil {
 		e.segs = map[int64][]gpu.HostColumn{}
@@ -205,7 +228,7 @@ func (c *ColumnCache) segmentFromHost(ctx context.Context, dev gpu.Device, e *ho
 	c.hostBytes += h.Bytes()
 	for _, x := range segs {
 		if x == nil {
-			return col, uploaded, nil
+			return col, nil
 		}
 	}
 	// Every segment is spilled: the rows as read are no longer needed.
@@ -214,7 +237,7 @@ func (c *ColumnCache) segmentFromHost(ctx context.Context, dev gpu.Device, e *ho
 	e.arr = nil
 	e.bytes -= n
 	c.hostBytes -= n
-	return col, uploaded, nil
+	return col, nil
 }
 
 // readHostColumn reads column i of s whole, under the loads' budget, and
