@@ -13,9 +13,10 @@ import (
 // segments' results together: the way a plan runs when its tables do not
 // fit in the device's memory budget beside each other (chunkplan.go
 // decides where). Stream's columns are held in host memory
-// (hostcolumns.go) and uploaded a segment at a time; every other subtree
-// of Body (a join's other side) runs once, before the first segment, and
-// stays on the device. Body reduces what it reads (an aggregate, or a sort
+// (hostcolumns.go) and put on the device a segment at a time (uploaded,
+// restored from a spilled copy, or found in the device cache); every
+// other subtree of Body (a join's other side) runs once, before the first
+// segment, and stays on the device. Body reduces what it reads (an aggregate, or a sort
 // that keeps its first rows), so that the segments' results are small:
 //
 //   - an aggregate runs per segment into partial groups, which Merge
@@ -212,9 +213,6 @@ func (r *run) mergeChunks(ctx context.Context, c *Chunked, parts [][]gpu.Column)
 	r.keep(out)
 	if c.Final == nil {
 		return out, nil
-	}
-	if final, ok := passThrough(c.Final, out); ok {
-		return final, nil
 	}
 	final, err := r.x.Dev.Run(ctx, c.Final, out)
 	if err != nil {

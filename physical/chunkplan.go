@@ -68,10 +68,10 @@ func (x *Executor) PlanChunks(ctx context.Context, root Node) Node {
 	}
 	rows := map[*Scan]int64{}
 	var scans []*Scan
-	walkPlan(root, func(n Node) error {
+	walkPlan(root, func(n Node) {
 		s, ok := n.(*Scan)
 		if !ok || rows[s] > 0 || len(s.Columns) == 0 {
-			return nil
+			return
 		}
 		// A table the source cannot count (a client's temporary table)
 		// is left out of the estimate: the plan's scans fail, or not,
@@ -80,7 +80,6 @@ func (x *Executor) PlanChunks(ctx context.Context, root Node) Node {
 			rows[s] = nr
 			scans = append(scans, s)
 		}
-		return nil
 	})
 	resident := func(s *Scan) int64 { return rows[s] * scanRowBytes(s) }
 	var total int64
@@ -159,14 +158,13 @@ func segmentRowsFor(budget, rowBytes, rows int64) int64 {
 func streamTop(root Node, s *Scan) (top, parent Node, path []Node) {
 	parents := map[Node]Node{}
 	count := 0
-	walkPlan(root, func(n Node) error {
+	walkPlan(root, func(n Node) {
 		if n == Node(s) {
 			count++
 		}
 		for _, ch := range n.Children() {
 			parents[ch] = n
 		}
-		return nil
 	})
 	if count != 1 {
 		return nil, nil, nil // a scan the plan reads twice streams in neither place
@@ -325,16 +323,11 @@ func mergeAggregates(p *gpu.Pipeline) (merge, final *gpu.Pipeline) {
 
 // walkPlan calls fn on every node of the tree under root (Children),
 // parents first.
-func walkPlan(root Node, fn func(Node) error) error {
-	if err := fn(root); err != nil {
-		return err
-	}
+func walkPlan(root Node, fn func(Node)) {
+	fn(root)
 	for _, ch := range root.Children() {
-		if err := walkPlan(ch, fn); err != nil {
-			return err
-		}
+		walkPlan(ch, fn)
 	}
-	return nil
 }
 
 // setChild puts new where old is among parent's children; false when

@@ -86,30 +86,24 @@ func (c *ColumnCache) hostColumns(ctx context.Context, src TableSource, s *Scan,
 		key := scanKey(src.ID(), s, i)
 		c.hostUses++
 		e, ok := c.host[key]
-		if !ok && read == 0 {
-			c.progress(fmt.Sprintf("reading columns of %s into host memory, to stream them through the device a segment of %d rows at a time", s.Table, seg))
-		}
-		if !ok {
+		if !ok || e.arr == nil && e.segs[seg] == nil {
+			if read == 0 {
+				c.progress(fmt.Sprintf("reading columns of %s into host memory, to stream them through the device a segment of %d rows at a time", s.Table, seg))
+			}
 			arr, err := c.readHostColumn(ctx, src, s, i)
 			if err != nil {
 				c.unpinHostLocked(out)
 				return nil, fmt.Errorf("reading %s.%s into host memory: %w", s.Table, s.Columns[i], err)
 			}
-			e = &hostEntry{key: key, arr: arr, rows: int64(arr.Len()), bytes: arrayBytes(arr)}
-			c.host[key] = e
-			c.hostBytes += e.bytes
-			read += e.bytes
-		}
-		if e.arr == nil && e.segs[seg] == nil {
-			arr, err := c.readHostColumn(ctx, src, s, i)
-			if err != nil {
-				c.unpinHostLocked(out)
-				return nil, fmt.Errorf("reading %s.%s into host memory: %w", s.Table, s.Columns[i], err)
+			if !ok {
+				e = &hostEntry{key: key}
+				c.host[key] = e
 			}
-			e.arr = arr
-			e.bytes += arrayBytes(arr)
-			c.hostBytes += arrayBytes(arr)
-			read += arrayBytes(arr)
+			n := arrayBytes(arr)
+			e.arr, e.rows = arr, int64(arr.Len())
+			e.bytes += n
+			c.hostBytes += n
+			read += n
 		}
 		e.used = c.hostUses
 		e.pins++

@@ -101,11 +101,7 @@ func (d *Device) Spill(ctx context.Context, col gpu.Column) (gpu.HostColumn, err
 	}
 	what := fmt.Sprintf("host copy of a %s column of %d rows", c.t, c.n)
 	fail := func(err error) (gpu.HostColumn, error) {
-		for _, p := range []unsafe.Pointer{h.data, h.valid} {
-			if p != nil {
-				C.rg_host_free(d.cx.c, p)
-			}
-		}
+		h.freePinned()
 		return nil, fmt.Errorf("spill: %w", err)
 	}
 	if h.data, err = d.pinnedCopyOf(src, n, what); err != nil {
