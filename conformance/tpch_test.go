@@ -224,6 +224,25 @@ func TestTPCHHostStreamed(t *testing.T) {
 			}
 		})
 	}
+	// The device memory a streamed Q1 holds at its peak, against the same
+	// query resident on a device of its own.
+	q1, err := tpch.Query(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak := func(eng *duckdbbridge.Engine) int64 {
+		res, err := eng.Query(ctx, q1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Release()
+		return res.Stats.Device.PeakBytesLive
+	}
+	peakStreamed, peakResident := peak(eng), peak(openEngine(t, host.New()))
+	if peakStreamed == 0 || peakStreamed > peakResident/2 {
+		t.Errorf("Q1 held at most %d bytes streamed, %d resident", peakStreamed, peakResident)
+	}
+	t.Logf("Q1 at its peak held %d device bytes streamed, %d resident", peakStreamed, peakResident)
 	st := eng.Cache().Stats()
 	if st.Bytes > 8<<20 {
 		t.Errorf("the column cache holds %d bytes, more than half the device budget", st.Bytes)

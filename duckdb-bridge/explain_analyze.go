@@ -3,6 +3,7 @@ package duckdbbridge
 import (
 	"context"
 	"fmt"
+	"github.com/rigel-db/rigel/gpu"
 	"strings"
 	"time"
 
@@ -55,6 +56,8 @@ func runTotals(res *Result) string {
 		d.ProgramRuns, d.FusedDeferred)
 	fmt.Fprintf(&b, "device: %d kernel launches, %d host waits (%s), %d bytes uploaded, %d downloaded\n",
 		d.KernelLaunches, d.HostWaits, millis(d.HostWaitNanos), d.BytesUploaded, d.BytesDownloaded)
+	fmt.Fprintf(&b, "device memory: at most %s held at once during the run (cached table columns included), %s after it\n",
+		gpu.SizeText(d.PeakBytesLive), gpu.SizeText(d.BytesLive))
 	return b.String()
 }
 

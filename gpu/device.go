@@ -217,11 +217,14 @@ type Stats struct {
 	// device counts the Go memory its columns and running operations hold
 	// against its budget (gpu/host's Options.MemoryLimit).
 	BytesLive int64
+	// PeakBytesLive is the most BytesLive reached since the last
+	// ResetStats (a run's peak: the engine resets before each run).
+	PeakBytesLive int64
 }
 
 // Since returns what the device did between before and s (two readings of
 // one device's counters, no reset between): the counters' differences,
-// BytesLive as s has it.
+// BytesLive and PeakBytesLive as s has them.
 func (s Stats) Since(before Stats) Stats {
 	return Stats{
 		BytesUploaded:    s.BytesUploaded - before.BytesUploaded,
@@ -237,6 +240,7 @@ func (s Stats) Since(before Stats) Stats {
 		HostWaits:        s.HostWaits - before.HostWaits,
 		HostWaitNanos:    s.HostWaitNanos - before.HostWaitNanos,
 		BytesLive:        s.BytesLive,
+		PeakBytesLive:    s.PeakBytesLive,
 	}
 }
 

@@ -175,7 +175,7 @@ func (d *Device) init() error {
 		check(C.rg_event_create(c, &d.evB), "cuEventCreate")); err != nil {
 		return err
 	}
-	d.pool = newPool(d.cx)
+	d.pool = newPool(d.cx, &d.directBytes)
 	var err error
 	if d.status, err = d.cx.alloc(8, "kernel status word"); err != nil {
 		return err
@@ -289,10 +289,11 @@ func (d *Device) Info() gpu.Info {
 
 func (d *Device) Stats() gpu.Stats {
 	d.mu.Lock()
-	var live int64
+	var live, peak int64
 	if !d.closed {
 		d.settleTimers()
 		live = d.pool.live + d.directBytes
+		peak = max(d.pool.peak, live)
 	}
 	d.mu.Unlock()
 	return gpu.Stats{
@@ -301,7 +302,7 @@ func (d *Device) Stats() gpu.Stats {
 		CompileNanos: d.st.compileNanos.Load(), KernelsAhead: d.st.ahead.Load(),
 		CompileWaitNanos: d.st.compileWait.Load(),
 		ProgramRuns:      d.st.programRuns.Load(), FusedDeferred: d.st.deferred.Load(),
-		DeviceNanos: d.st.nanos.Load(), BytesLive: live,
+		DeviceNanos: d.st.nanos.Load(), BytesLive: live, PeakBytesLive: peak,
 		HostWaits: d.st.waits.Load(), HostWaitNanos: d.st.waitNanos.Load(),
 	}
 }
@@ -318,6 +319,7 @@ func (d *Device) ResetStats() {
 	d.mu.Lock()
 	if !d.closed {
 		d.settleTimers() // earlier kernels belong to the earlier count
+		d.pool.peak = d.pool.live + d.directBytes
 	}
 	d.mu.Unlock()
 	d.st.up.Store(0)

@@ -12,10 +12,22 @@ type pool struct {
 	class map[uint64]int   // live and free blocks -> size class
 	held  int64            // bytes in free lists
 	live  int64            // bytes of blocks handed out and not put back
+	// direct is the device's bytes allocated outside the pool, and peak
+	// the most live + *direct reached since the device's ResetStats
+	// (Stats.PeakBytesLive).
+	direct *int64
+	peak   int64
 }
 
-func newPool(cx ctx) *pool {
-	return &pool{cx: cx, free: map[int][]uint64{}, class: map[uint64]int{}}
+func newPool(cx ctx, direct *int64) *pool {
+	return &pool{cx: cx, free: map[int][]uint64{}, class: map[uint64]int{}, direct: direct}
+}
+
+// notePeak records the device's live bytes when they pass the peak.
+func (p *pool) notePeak() {
+	if v := p.live + *p.direct; v > p.peak {
+		p.peak = v
+	}
 }
 
 func sizeClass(n int64) int {
@@ -35,6 +47,7 @@ func (p *pool) get(n int64, what string) (uint64, error) {
 		p.free[c] = l[:len(l)-1]
 		p.held -= 1 << c
 		p.live += 1 << c
+		p.notePeak()
 		return b, nil
 	}
 	b, err := p.cx.alloc(1<<c, what)
@@ -49,6 +62,7 @@ func (p *pool) get(n int64, what string) (uint64, error) {
 	}
 	p.class[b] = c
 	p.live += 1 << c
+	p.notePeak()
 	return b, nil
 }
 

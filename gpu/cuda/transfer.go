@@ -401,6 +401,7 @@ func (d *Device) allocDirect(n int64, what string) (uint64, error) {
 		}
 		d.direct[p] = n
 		d.directBytes += n
+		d.pool.notePeak()
 	}
 	return p, err
 }

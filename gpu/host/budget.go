@@ -85,6 +85,7 @@ func (g *grant) add(n int64) error {
 				Hint: "a smaller query, or a larger budget: rigel --host-memory, host.Options.MemoryLimit in Go"}
 		}
 		if d.live.CompareAndSwap(live, live+n) {
+			d.noteLive(live + n)
 			g.bytes.Add(n)
 			return nil
 		}

@@ -205,7 +205,7 @@ func (d *Device) newColumn(t gpu.Type, n int, data *vec, dict *array.String) *co
 		data.valid = nil
 	}
 	c := &column{dev: d, typ: t, n: n, data: data, dict: dict, bytes: vecBytes(data)}
-	d.live.Add(c.bytes)
+	d.noteLive(d.live.Add(c.bytes))
 	return c
 }
 

@@ -30,6 +30,7 @@ type Device struct {
 	// running operations hold of it now.
 	limit int64
 	live  atomic.Int64
+	peak  atomic.Int64 // the most live reached since ResetStats
 
 	mu     sync.Mutex
 	stats  gpu.Stats
@@ -61,6 +62,7 @@ func (d *Device) Stats() gpu.Stats {
 	defer d.mu.Unlock()
 	s := d.stats
 	s.BytesLive = d.live.Load()
+	s.PeakBytesLive = max(d.peak.Load(), s.BytesLive)
 	return s
 }
 
@@ -68,6 +70,17 @@ func (d *Device) ResetStats() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.stats = gpu.Stats{}
+	d.peak.Store(d.live.Load())
+}
+
+// noteLive records the live bytes v when they pass the peak.
+func (d *Device) noteLive(v int64) {
+	for {
+		p := d.peak.Load()
+		if v <= p || d.peak.CompareAndSwap(p, v) {
+			return
+		}
+	}
 }
 
 func (d *Device) count(f func(s *gpu.Stats)) {
@@ -156,7 +169,7 @@ func (d *Device) Upload(ctx context.Context, arr arrow.Array) (gpu.Column, error
 		// columns made from it share that dictionary.
 		b := arrayBytes(dict)
 		c.bytes += b
-		d.live.Add(b)
+		d.noteLive(d.live.Add(b))
 	}
 	return c, nil
 }
