@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"time"
 	"testing"
 
 	"github.com/rigel-db/rigel/conformance/tpch"
@@ -124,4 +125,46 @@ func checkNoLeak(t *testing.T, eng *duckdbbridge.Engine, dev gpu.Device, total i
 		}
 	}
 	t.Logf("after %d queries: %d bytes live on the device, as after the first round", total, dev.Stats().BytesLive)
+}
+
+// TestHostStreamedCancelFreesAll cancels streamed queries part way
+// through their segments, at different points, and checks that the device
+// holds what it held before each: the segments' columns, their runs'
+// intermediates and the partial results are all given back.
+func TestHostStreamedCancelFreesAll(t *testing.T) {
+	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := streamingEngine(t, dev)
+	for _, n := range []int{1, 3, 9} {
+		q, err := tpch.Query(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := eng.Query(context.Background(), q) // columns cached, segments spilled
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Duration(res.ExecNanos)
+		res.Release()
+		held := dev.Stats().BytesLive
+		cancelled := 0
+		for _, at := range []time.Duration{took / 10, took / 3, took * 2 / 3} {
+			ctx, cancel := context.WithTimeout(context.Background(), at)
+			res, err := eng.Query(ctx, q)
+			cancel()
+			if err == nil {
+				res.Release()
+			} else {
+				cancelled++
+			}
+			if live := dev.Stats().BytesLive; live != held {
+				t.Fatalf("Q%02d cancelled after %s (%v): %d bytes live, %d before", n, at, err, live, held)
+			}
+		}
+		if cancelled == 0 {
+			t.Errorf("Q%02d: no run was cancelled (a run takes %s)", n, took)
+		}
+	}
 }
