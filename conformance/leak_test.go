@@ -4,8 +4,8 @@ import (
 	"context"
 	"os"
 	"strconv"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/rigel-db/rigel/conformance/tpch"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
