@@ -283,8 +283,10 @@ func TestDeviceMemoryFlag(t *testing.T) {
 	if got.code != 0 || got.stdout != want.stdout || !strings.Contains(got.stderr, "ran on host") {
 		t.Fatalf("query under 64 KB: exit %d, stdout %q (DuckDB %q), stderr %q", got.code, got.stdout, want.stdout, got.stderr)
 	}
-	if o := rigel(t, "query", "--db", path, "--device-memory", "lots", "SELECT 1"); o.code == 0 || !strings.Contains(o.stderr, `--device-memory: "lots" is not a positive size`) {
-		t.Errorf("--device-memory lots: exit %d, stderr %q", o.code, o.stderr)
+	for _, device := range []string{"auto", "host"} { // with host it would be the host device's budget too
+		if o := rigel(t, "query", "--db", path, "--device", device, "--device-memory", "lots", "SELECT 1"); o.code == 0 || !strings.Contains(o.stderr, `--device-memory: "lots" is not a positive size`) {
+			t.Errorf("--device %s --device-memory lots: exit %d, stderr %q", device, o.code, o.stderr)
+		}
 	}
 }
 

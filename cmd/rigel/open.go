@@ -44,36 +44,31 @@ func registerDeviceMemory(fs *flag.FlagSet, v *string) {
 	fs.StringVar(v, "device-memory", "", "the device memory queries may use (e.g. 16GB; default all of the GPU's, or with --device host its --host-memory): half holds cached table columns, and a query whose tables would not fit streams its largest ones through the device a segment at a time")
 }
 
-// applyDeviceMemory sets --device-memory's budget on eng ("" leaves the
-// default); with --device host and no --host-memory it is the host
-// device's budget too (hostMemory says what to open it with).
-func applyDeviceMemory(eng *duckdbbridge.Engine, deviceMemory string) error {
+// memoryFlags reads --device-memory (0 when not given; a bad size is a
+// usage error that names it), before anything is opened, and says what
+// --host-memory the device opens with: --device-memory where the device
+// is the host and --host-memory is not given.
+func memoryFlags(device, hostMemory, deviceMemory string) (hostBudget string, deviceBytes int64, err error) {
 	if deviceMemory == "" {
+		return hostMemory, 0, nil
+	}
+	n, err := rigelsql.ParseSize(deviceMemory)
+	if err != nil || n <= 0 {
+		return "", 0, usageError{fmt.Sprintf("--device-memory: %q is not a positive size (e.g. 2GB, 16GB, 1GiB)", deviceMemory)}
+	}
+	if device == "host" && hostMemory == "" {
+		hostMemory = deviceMemory
+	}
+	return hostMemory, n, nil
+}
+
+// setDeviceMemory gives eng the budget memoryFlags read (0: none given,
+// the engine keeps its default).
+func setDeviceMemory(eng *duckdbbridge.Engine, bytes int64) error {
+	if bytes == 0 {
 		return nil
 	}
-	n, err := parseDeviceMemory(deviceMemory)
-	if err != nil {
-		return err
-	}
-	return eng.SetDeviceMemory(n)
-}
-
-// parseDeviceMemory reads --device-memory; a bad size is a usage error.
-func parseDeviceMemory(s string) (int64, error) {
-	n, err := rigelsql.ParseSize(s)
-	if err != nil || n <= 0 {
-		return 0, usageError{fmt.Sprintf("--device-memory: %q is not a positive size (e.g. 2GB, 16GB, 1GiB)", s)}
-	}
-	return n, nil
-}
-
-// hostBudget is the --host-memory a host device opens with: the
-// --device-memory where --host-memory is not given.
-func hostBudget(device, hostMemory, deviceMemory string) string {
-	if device == "host" && hostMemory == "" {
-		return deviceMemory
-	}
-	return hostMemory
+	return eng.SetDeviceMemory(bytes)
 }
 
 // registerHostMemory adds --host-memory, the host device's memory budget.
@@ -126,9 +121,13 @@ func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
 		reason string
 		err    error
 	}
+	hostBudget, deviceBytes, err := memoryFlags(f.device, f.hostMemory, f.deviceMemory)
+	if err != nil {
+		return nil, nil, err
+	}
 	devc := make(chan opened, 1)
 	go func() {
-		dev, reason, err := openDevice(f.device, hostBudget(f.device, f.hostMemory, f.deviceMemory))
+		dev, reason, err := openDevice(f.device, hostBudget)
 		devc <- opened{dev, reason, err}
 	}()
 	db, id, err := openDB(f.db, f.inMemory)
@@ -148,7 +147,7 @@ func openEngine(f *engineFlags) (*duckdbbridge.Engine, func(), error) {
 		fmt.Fprintln(os.Stderr, "rigel: "+reason+"; DuckDB runs the queries (--device=host runs rigel's reference engine on the CPU)")
 	}
 	eng := duckdbbridge.NewEngine(db, id, dev, reason)
-	if err := applyDeviceMemory(eng, f.deviceMemory); err != nil {
+	if err := setDeviceMemory(eng, deviceBytes); err != nil {
 		if dev != nil {
 			dev.Close()
 		}

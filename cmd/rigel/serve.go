@@ -67,12 +67,11 @@ func cmdServe(ctx context.Context, args []string) error {
 		}
 		opts.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 	}
-	if deviceMemory != "" {
-		if _, err := parseDeviceMemory(deviceMemory); err != nil {
-			return err
-		}
+	hostBudget, deviceBytes, err := memoryFlags(*device, hostMemory, deviceMemory)
+	if err != nil {
+		return err
 	}
-	dev, reason, err := openDevice(*device, hostBudget(*device, hostMemory, deviceMemory))
+	dev, reason, err := openDevice(*device, hostBudget)
 	if err != nil {
 		return err
 	}
@@ -86,7 +85,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	defer sqlDB.Close()
 	eng := duckdbbridge.NewEngine(sqlDB, id, dev, reason)
 	defer eng.Flush()
-	if err := applyDeviceMemory(eng, deviceMemory); err != nil {
+	if err := setDeviceMemory(eng, deviceBytes); err != nil {
 		return err
 	}
 	eng.SetProgress(func(msg string) { opts.Log(msg) })
