@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -31,6 +32,11 @@ import (
 // hostColumnShare: the kept host columns take at most this part of the
 // process's memory (gpu.ProcessMemory).
 const hostColumnShare = 2
+
+// hostColumnLimit is that part, read once: trimHost runs twice in every
+// run of a streamed plan, and the process's memory takes reading three
+// files.
+var hostColumnLimit = sync.OnceValue(func() int64 { return gpu.ProcessMemory() / hostColumnShare })
 
 // hostEntry is one column held on the host: as read (arr), and, on a
 // device that spills (gpu.Spiller), each segment as the device held it
@@ -284,8 +290,7 @@ func dictionaryArray(arr arrow.Array) (arrow.Array, error) {
 // trimHost drops the least recently used host columns past the share;
 // those a run uses leave the map and are freed when it ends. c.mu held.
 func (c *ColumnCache) trimHost() {
-	limit := gpu.ProcessMemory() / hostColumnShare
-	for c.hostBytes > limit && len(c.host) > 1 {
+	for c.hostBytes > hostColumnLimit() && len(c.host) > 1 {
 		var oldest string
 		for k, e := range c.host {
 			if oldest == "" || e.used < c.host[oldest].used {
