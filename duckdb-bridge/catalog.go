@@ -131,7 +131,7 @@ func openReadOnly(ctx context.Context, path string) (*sql.DB, string, error) {
 // plans scan the attached tables themselves.
 func attachWithViews(ctx context.Context, db *sql.DB, path string) error {
 	alias := "db_" + sanitizeIdent(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
-	if _, err := db.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", sqlString(path), sqltext.Ident(alias))); err != nil {
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s (READ_ONLY)", sqltext.String(path), sqltext.Ident(alias))); err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	rows, err := db.QueryContext(ctx, "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY 1, 2", alias)
@@ -185,7 +185,7 @@ func loadParquetFolder(ctx context.Context, db *sql.DB, dir string) error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		q := fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM read_parquet(%s)", sqltext.Ident(n), sqlString(tables[n]))
+		q := fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM read_parquet(%s)", sqltext.Ident(n), sqltext.String(tables[n]))
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("parquet table %s (%s): %w", n, tables[n], err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
+	"github.com/rigel-db/rigel/internal/sqltext"
 )
 
 // writeParquet writes the rows of a DuckDB query to a Parquet file.
@@ -26,7 +27,7 @@ func writeParquet(t *testing.T, path, query string) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("COPY (" + query + ") TO " + sqlString(path) + " (FORMAT parquet)"); err != nil {
+	if _, err := db.Exec("COPY (" + query + ") TO " + sqltext.String(path) + " (FORMAT parquet)"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/rigel-db/rigel/internal/duckguard"
+	"github.com/rigel-db/rigel/internal/sqltext"
 	"github.com/rigel-db/rigel/substrait"
 	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
@@ -239,12 +240,12 @@ func serializeAlone(ctx context.Context, c *duckdb.Conn, query string) (text str
 			want = append(want, o)
 		}
 	}
-	if _, err := c.ExecContext(ctx, "SET disabled_optimizers = "+sqlString(strings.Join(want, ",")), nil); err != nil {
+	if _, err := c.ExecContext(ctx, "SET disabled_optimizers = "+sqltext.String(strings.Join(want, ",")), nil); err != nil {
 		return "", fmt.Errorf("duckdb plan: setting disabled_optimizers: %w", err)
 	}
 	defer func() {
 		// Restore even when the context is cancelled: the setting is global.
-		restore := "SET disabled_optimizers = " + sqlString(prev)
+		restore := "SET disabled_optimizers = " + sqltext.String(prev)
 		if prev == "" {
 			restore = "RESET disabled_optimizers"
 		}
@@ -255,7 +256,7 @@ func serializeAlone(ctx context.Context, c *duckdb.Conn, query string) (text str
 	// The query goes in as a string literal: json_serialize_plan needs a
 	// constant VARCHAR, which a bound parameter is not. The JSON result is read
 	// as text: decoded by the driver, 64-bit numbers would lose digits.
-	if text, err = queryText(ctx, c, "SELECT CAST(json_serialize_plan("+sqlString(query)+", optimize := true) AS VARCHAR)"); err != nil {
+	if text, err = queryText(ctx, c, "SELECT CAST(json_serialize_plan("+sqltext.String(query)+", optimize := true) AS VARCHAR)"); err != nil {
 		return "", fmt.Errorf("duckdb plan: json_serialize_plan: %w", err)
 	}
 	return text, nil
@@ -326,11 +327,6 @@ func stmtColumnNames(ds *duckdb.Stmt) ([]string, error) {
 		names = append(names, name)
 	}
 	return names, nil
-}
-
-// sqlString quotes s as a SQL string literal.
-func sqlString(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // tableInfo is what a scan needs to know about a table.

@@ -39,7 +39,7 @@ func (w *Writer) localFiles(x *plan.LocalFileReadRel, outer *scope) (string, err
 		if err != nil {
 			return "", fmt.Errorf("fallback SQL: LocalFiles item %d: %w", i, err)
 		}
-		paths = append(paths, quote(p))
+		paths = append(paths, sqltext.String(p))
 		f := ""
 		switch ff := it.FileFormat.(type) {
 		case *proto.ReadRel_LocalFiles_FileOrFiles_Parquet:
@@ -99,18 +99,18 @@ func (w *Writer) localFiles(x *plan.LocalFileReadRel, outer *scope) (string, err
 			sc.cols[i] = fmt.Sprintf("CAST(%s.c%d AS %s)", a, i, t)
 		}
 		opts := []string{"columns = {" + strings.Join(cols, ", ") + "}", "auto_detect = false", "header = false",
-			fmt.Sprintf("skip = %d", text.HeaderLinesToSkip), "delim = " + quote(text.FieldDelimiter)}
+			fmt.Sprintf("skip = %d", text.HeaderLinesToSkip), "delim = " + sqltext.String(text.FieldDelimiter)}
 		if text.Quote != "" {
-			opts = append(opts, "quote = "+quote(text.Quote))
+			opts = append(opts, "quote = "+sqltext.String(text.Quote))
 		}
 		if text.Escape != "" {
-			opts = append(opts, "escape = "+quote(text.Escape))
+			opts = append(opts, "escape = "+sqltext.String(text.Escape))
 		}
 		if text.MaxLineSize > 0 {
 			opts = append(opts, fmt.Sprintf("max_line_size = %d", text.MaxLineSize))
 		}
 		if text.ValueTreatedAsNull != nil {
-			opts = append(opts, "nullstr = "+quote(*text.ValueTreatedAsNull))
+			opts = append(opts, "nullstr = "+sqltext.String(*text.ValueTreatedAsNull))
 		} else {
 			// Without value_treated_as_null no value is null: an empty
 			// field is the empty string. (DuckDB 1.5.3 refuses an empty

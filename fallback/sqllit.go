@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/rigel-db/rigel/internal/sqltext"
 	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -54,11 +55,11 @@ func protoLiteral(p *proto.Expression_Literal) (string, error) {
 	case *proto.Expression_Literal_Fp64:
 		return cast(floatText(x.Fp64, 64), "DOUBLE"), nil
 	case *proto.Expression_Literal_String_:
-		return cast(quote(x.String_), "VARCHAR"), nil
+		return cast(sqltext.String(x.String_), "VARCHAR"), nil
 	case *proto.Expression_Literal_FixedChar:
-		return cast(quote(x.FixedChar), "VARCHAR"), nil
+		return cast(sqltext.String(x.FixedChar), "VARCHAR"), nil
 	case *proto.Expression_Literal_VarChar_:
-		return cast(quote(x.VarChar.GetValue()), "VARCHAR"), nil
+		return cast(sqltext.String(x.VarChar.GetValue()), "VARCHAR"), nil
 	case *proto.Expression_Literal_Binary:
 		return blob(x.Binary), nil
 	case *proto.Expression_Literal_FixedBinary:
@@ -68,10 +69,10 @@ func protoLiteral(p *proto.Expression_Literal) (string, error) {
 			return "", fmt.Errorf("fallback SQL: uuid literal of %d bytes, want 16", len(x.Uuid))
 		}
 		h := hex.EncodeToString(x.Uuid)
-		return cast(quote(h[:8]+"-"+h[8:12]+"-"+h[12:16]+"-"+h[16:20]+"-"+h[20:]), "UUID"), nil
+		return cast(sqltext.String(h[:8]+"-"+h[8:12]+"-"+h[12:16]+"-"+h[16:20]+"-"+h[20:]), "UUID"), nil
 	case *proto.Expression_Literal_Date:
 		d := time.Unix(int64(x.Date)*86400, 0).UTC()
-		return cast(quote(d.Format("2006-01-02")), "DATE"), nil
+		return cast(sqltext.String(d.Format("2006-01-02")), "DATE"), nil
 	case *proto.Expression_Literal_Time:
 		return timeOfDay(x.Time, 6)
 	case *proto.Expression_Literal_PrecisionTime_:
@@ -107,7 +108,7 @@ func protoLiteral(p *proto.Expression_Literal) (string, error) {
 		}
 		// Substrait's 16-byte little-endian two's complement unscaled value.
 		v := decimal128.New(int64(binary.LittleEndian.Uint64(d.Value[8:])), binary.LittleEndian.Uint64(d.Value[:8]))
-		return cast(quote(v.ToString(d.Scale)), fmt.Sprintf("DECIMAL(%d, %d)", d.Precision, d.Scale)), nil
+		return cast(sqltext.String(v.ToString(d.Scale)), fmt.Sprintf("DECIMAL(%d, %d)", d.Precision, d.Scale)), nil
 	case *proto.Expression_Literal_List_:
 		vals := make([]string, len(x.List.GetValues()))
 		for i, v := range x.List.GetValues() {
@@ -167,7 +168,7 @@ func floatText(v float64, bits int) string {
 	case math.IsInf(v, -1):
 		return "'-inf'"
 	}
-	return quote(strconv.FormatFloat(v, 'g', -1, bits))
+	return sqltext.String(strconv.FormatFloat(v, 'g', -1, bits))
 }
 
 func blob(b []byte) string {
@@ -175,7 +176,7 @@ func blob(b []byte) string {
 	for _, c := range b {
 		fmt.Fprintf(&s, `\x%02X`, c)
 	}
-	return "CAST(" + quote(s.String()) + " AS BLOB)"
+	return "CAST(" + sqltext.String(s.String()) + " AS BLOB)"
 }
 
 // subsecond converts a count of 10^-precision units to whole seconds and
@@ -206,9 +207,9 @@ func timestamp(v int64, precision int32, tz bool) (string, error) {
 	}
 	s := time.Unix(sec, us*1000).UTC().Format("2006-01-02 15:04:05.000000")
 	if tz {
-		return "CAST(" + quote(s+"+00") + " AS TIMESTAMPTZ)", nil
+		return "CAST(" + sqltext.String(s+"+00") + " AS TIMESTAMPTZ)", nil
 	}
-	return "CAST(" + quote(s) + " AS TIMESTAMP)", nil
+	return "CAST(" + sqltext.String(s) + " AS TIMESTAMP)", nil
 }
 
 func timeOfDay(v int64, precision int32) (string, error) {

@@ -2,8 +2,9 @@ package fallback
 
 import (
 	"fmt"
-	"github.com/rigel-db/rigel/substrait"
 	"strings"
+
+	"github.com/rigel-db/rigel/substrait"
 
 	"github.com/substrait-io/substrait-go/v8/types"
 	proto "github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -114,6 +115,3 @@ func typeName(p *proto.Type) string {
 	s := fmt.Sprintf("%T", p.GetKind())
 	return strings.TrimSuffix(strings.TrimPrefix(s, "*substraitpb.Type_"), "_")
 }
-
-// quote writes an SQL string literal.
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

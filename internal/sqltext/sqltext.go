@@ -1,7 +1,8 @@
 // Package sqltext reads the few things rigel must know of a SQL text
 // before DuckDB parses it: where comments, quoted strings and dollar-quoted
-// strings end, and which statement an EXPLAIN explains; and writes the one
-// thing every room that writes SQL needs, a quoted identifier (Ident). It is a lexer of
+// strings end, and which statement an EXPLAIN explains; and writes the two
+// things every room that writes SQL needs, a quoted identifier (Ident) and
+// a string literal (String). It is a lexer of
 // DuckDB's surface syntax, not a parser: whatever it cannot read with
 // certainty it reports as unreadable, and callers refuse rather than guess.
 package sqltext
@@ -11,6 +12,9 @@ import "strings"
 // Ident quotes s as a SQL identifier, its double quotes doubled, so that
 // a table or column name is only ever read as a name.
 func Ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// String quotes s as a SQL string literal, its single quotes doubled.
+func String(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // SkipComments drops the white space and comments that lead s. An open
 // block comment swallows the rest of s.
