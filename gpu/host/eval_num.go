@@ -315,6 +315,24 @@ func wrapBits(x *big.Int, width uint) *big.Int {
 	return r
 }
 
+// shiftInt is x shifted by count within the width of kind k (see
+// ir_num.go: a left shift wraps, a right one fills with the sign or,
+// unsigned, with zeros); false when the count is outside the width.
+func shiftInt(op gpu.Op, k gpu.Kind, x, count int64) (int64, bool) {
+	w := int64(k.Width() * 8)
+	if count < 0 || count >= w {
+		return 0, false
+	}
+	signExtend := func(u uint64) int64 { return int64(u<<(64-w)) >> (64 - w) }
+	switch op {
+	case gpu.OpShl:
+		return signExtend(uint64(x) << count), true
+	case gpu.OpShr:
+		return x >> count, true
+	}
+	return signExtend(uint64(x) & (^uint64(0) >> (64 - w)) >> count), true
+}
+
 // fastInt evaluates the common integer operators whose arguments and
 // result are all plain integers in int64 storage without math/big (the
 // DuckDB bridge sends // and % this way); nil when it does not apply or
@@ -322,7 +340,8 @@ func wrapBits(x *big.Int, width uint) *big.Int {
 // recomputes every row and reports it.
 func fastInt(e *gpu.Expr, args []*vec, r *vec) []int64 {
 	switch e.Op {
-	case gpu.OpMod, gpu.OpIntDiv, gpu.OpBitAnd, gpu.OpBitOr, gpu.OpBitXor, gpu.OpBitNot, gpu.OpAbs:
+	case gpu.OpMod, gpu.OpIntDiv, gpu.OpBitAnd, gpu.OpBitOr, gpu.OpBitXor, gpu.OpBitNot, gpu.OpAbs,
+		gpu.OpShl, gpu.OpShr, gpu.OpShrU:
 	default:
 		return nil
 	}
@@ -364,6 +383,11 @@ func fastInt(e *gpu.Expr, args []*vec, r *vec) []int64 {
 			v = x[i] ^ y[i]
 		case gpu.OpBitNot:
 			v = ^x[i]
+		case gpu.OpShl, gpu.OpShr, gpu.OpShrU:
+			var ok bool
+			if v, ok = shiftInt(e.Op, e.Args[0].Type.Kind, x[i], y[i]); !ok {
+				return nil // a count outside the width: the exact path says so
+			}
 		case gpu.OpAbs:
 			if x[i] == math.MinInt64 {
 				return nil
