@@ -87,6 +87,7 @@ type Device struct {
 	// spilled are the host copies not yet released (spill.go): Close
 	// frees their pinned memory with the context's.
 	spilled map[*hostCopy]struct{}
+	pinned  pinnedPool // their released buffers, for the next (pinned.go)
 	// tables: string-function tables kept on the device (strtables_dev.go).
 	tables devTableCache
 	srcs   srcMemo // generated sources (srcmemo.go)
@@ -371,6 +372,7 @@ func (d *Device) Close() error {
 		h.freePinned()
 	}
 	d.spilled = nil
+	d.pinnedDrain()
 	if d.status != 0 {
 		note(d.cx.free(d.status))
 	}

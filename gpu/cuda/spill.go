@@ -46,7 +46,7 @@ func (h *hostCopy) Bytes() int64 {
 	return n
 }
 
-// Release frees the pinned memory, once the copies queued from it are done.
+// Release gives the pinned memory back (pinned.go).
 func (h *hostCopy) Release() {
 	if h.freed.Swap(true) {
 		return
@@ -60,12 +60,17 @@ func (h *hostCopy) Release() {
 	if d.closed { // Close freed the pinned memory
 		return
 	}
-	_ = d.cx.sync(d.stream, "restores before freeing their host copy")
-	h.freePinned()
+	if h.data != nil {
+		d.pinnedPut(h.data, h.dataN)
+	}
+	if h.valid != nil {
+		d.pinnedPut(h.valid, int64(h.n))
+	}
+	h.data, h.valid = nil, nil
 	delete(d.spilled, h)
 }
 
-// freePinned frees h's pinned memory. d.mu held.
+// freePinned frees h's pinned memory (Close, a failed spill). d.mu held.
 func (h *hostCopy) freePinned() {
 	for _, p := range []unsafe.Pointer{h.data, h.valid} {
 		if p != nil {
@@ -124,16 +129,16 @@ func (d *Device) Spill(ctx context.Context, col gpu.Column) (gpu.HostColumn, err
 	return h, nil
 }
 
-// pinnedCopyOf allocates n bytes (at least one) of pinned host memory and
-// copies n bytes at src into them. d.mu held.
+// pinnedCopyOf takes a pinned host buffer for n bytes (pinned.go) and
+// queues a copy of n bytes at src into it. d.mu held.
 func (d *Device) pinnedCopyOf(src uint64, n int64, what string) (unsafe.Pointer, error) {
-	var p unsafe.Pointer
-	if err := check(C.rg_host_alloc(d.cx.c, &p, C.size_t(max(n, 1))), "cuMemHostAlloc %s for the %s", humanBytes(n), what); err != nil {
+	p, err := d.pinnedGet(n, what)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", err, gpu.ErrHostMemory)
 	}
 	if n > 0 {
 		if err := check(C.rg_copy_dtoh_pinned(d.cx.c, p, C.CUdeviceptr(src), C.size_t(n), d.stream), "copying the %s (%s)", what, humanBytes(n)); err != nil {
-			C.rg_host_free(d.cx.c, p)
+			d.pinnedPut(p, n)
 			return nil, err
 		}
 		d.st.down.Add(n)
