@@ -49,7 +49,19 @@ func TestHostNoLeakStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNoLeak(t, streamingEngine(t, dev), dev, 66, duckdbbridge.OnHost)
+	checkNoLeak(t, streamingEngine(t, dev, 16<<20), dev, 66, duckdbbridge.OnHost)
+}
+
+// TestHostNoLeakPartitioned is TestHostNoLeakStreamed under an 8 MB
+// budget, where the large joins run partitioned (physical's
+// PartitionedJoin): their sides' pieces held in host memory, restored a
+// partition at a time, give back all they took.
+func TestHostNoLeakPartitioned(t *testing.T) {
+	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNoLeak(t, streamingEngine(t, dev, 8<<20), dev, 44, duckdbbridge.OnHost)
 }
 
 // TestCudaNoLeakStreamed is TestCudaNoLeak under a 16 MB device budget
@@ -61,7 +73,18 @@ func TestCudaNoLeakStreamed(t *testing.T) {
 		t.Skipf("SKIP: no GPU: %v", err)
 	}
 	defer dev.Close()
-	checkNoLeak(t, streamingEngine(t, dev), dev, leakQueries(t), duckdbbridge.OnGPU)
+	checkNoLeak(t, streamingEngine(t, dev, 16<<20), dev, leakQueries(t), duckdbbridge.OnGPU)
+}
+
+// TestCudaNoLeakPartitioned is TestCudaNoLeakStreamed under an 8 MB
+// budget, where the large joins run partitioned.
+func TestCudaNoLeakPartitioned(t *testing.T) {
+	dev, err := cuda.Open()
+	if err != nil {
+		t.Skipf("SKIP: no GPU: %v", err)
+	}
+	defer dev.Close()
+	checkNoLeak(t, streamingEngine(t, dev, 8<<20), dev, leakQueries(t), duckdbbridge.OnGPU)
 }
 
 // leakQueries is how many queries the GPU leak checks run:
@@ -78,11 +101,11 @@ func leakQueries(t *testing.T) int {
 	return n
 }
 
-// streamingEngine is an engine on dev whose plans stream under a 16 MB
-// device budget, its column cache without a limit.
-func streamingEngine(t *testing.T, dev gpu.Device) *duckdbbridge.Engine {
+// streamingEngine is an engine on dev whose plans stream under a device
+// budget of budget bytes, its column cache without a limit.
+func streamingEngine(t *testing.T, dev gpu.Device, budget int64) *duckdbbridge.Engine {
 	eng := openEngine(t, dev)
-	if err := eng.SetDeviceMemory(16 << 20); err != nil {
+	if err := eng.SetDeviceMemory(budget); err != nil {
 		t.Fatal(err)
 	}
 	if err := eng.Cache().SetLimit(0); err != nil {
@@ -132,12 +155,23 @@ func checkNoLeak(t *testing.T, eng *duckdbbridge.Engine, dev gpu.Device, total i
 // holds what it held before each: the segments' columns, their runs'
 // intermediates and the partial results are all given back.
 func TestHostStreamedCancelFreesAll(t *testing.T) {
+	checkCancelFreesAll(t, 16<<20, []int{1, 3, 9})
+}
+
+// TestHostPartitionedCancelFreesAll is the same for partitioned joins
+// (under an 8 MB budget Q3, Q5 and Q9 run in 32 or 64 partitions): the
+// pieces held in host memory and those restored are given back too.
+func TestHostPartitionedCancelFreesAll(t *testing.T) {
+	checkCancelFreesAll(t, 8<<20, []int{3, 5, 9})
+}
+
+func checkCancelFreesAll(t *testing.T, budget int64, queries []int) {
 	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 256 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := streamingEngine(t, dev)
-	for _, n := range []int{1, 3, 9} {
+	eng := streamingEngine(t, dev, budget)
+	for _, n := range queries {
 		q, err := tpch.Query(n)
 		if err != nil {
 			t.Fatal(err)

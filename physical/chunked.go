@@ -2,6 +2,7 @@ package physical
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -57,7 +58,7 @@ func (r *run) chunked(ctx context.Context, c *Chunked) ([]gpu.Column, error) {
 	}
 	defer r.x.Cache.unpinHost(host)
 	given := map[Node][]gpu.Column{}
-	if err := r.runResident(ctx, c.Body, c.Stream, given); err != nil {
+	if err := r.runResident(ctx, c.Body, func(n Node) bool { return n == Node(c.Stream) }, given); err != nil {
 		return nil, err
 	}
 	if r.st.Nodes != nil { // EXPLAIN ANALYZE: where the segments came from
@@ -74,29 +75,51 @@ func (r *run) chunked(ctx context.Context, c *Chunked) ([]gpu.Column, error) {
 			ns.BytesStreamed += r.st.Scan.BytesStreamed - before.BytesStreamed
 		}()
 	}
-	rows := host[0].rows // PlanChunks streams scans of at least one column
 	var parts [][]gpu.Column
 	defer func() {
 		for _, p := range parts {
 			releaseColumns(p)
 		}
 	}()
-	for lo := int64(0); lo == 0 || lo < rows; lo += c.SegmentRows {
-		hi := min(lo+c.SegmentRows, rows)
-		out, err := r.segment(ctx, c, host, lo, hi, given)
-		if err != nil {
-			return nil, fmt.Errorf("segment of rows %d to %d of %s: %w", lo, hi, c.Stream.Table, err)
+	err = r.eachSegment(ctx, c.Stream, c.SegmentRows, host, c.Body, given, func(sub *run, out []gpu.Column) error {
+		// Body's root makes new columns (chunkplan.go: an aggregate or a
+		// sort): they leave the segment's run for the caller.
+		if err := sub.disown(out); err != nil {
+			return fmt.Errorf("chunked %s: %w", errorText(c.Body), err)
 		}
 		parts = append(parts, out)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return r.mergeChunks(ctx, c, parts)
+	return r.mergeParts(ctx, c.Body, c.Merge, c.Final, parts, "chunked "+c.Stream.Table)
 }
 
-// runResident runs, in r, every subtree of n that does not read stream,
-// and records their outputs in given.
-func (r *run) runResident(ctx context.Context, n Node, stream *Scan, given map[Node][]gpu.Column) error {
+// eachSegment runs body once per segment of stream's rows (held on the
+// host in host, segRows rows a segment), each in a run of its own whose
+// intermediates are freed before the next, with the outputs in given for
+// the subtrees that do not read stream. use gets each segment's output
+// before its run ends (sub.disown keeps columns past it).
+func (r *run) eachSegment(ctx context.Context, stream *Scan, segRows int64, host []*hostEntry, body Node, given map[Node][]gpu.Column, use func(sub *run, out []gpu.Column) error) error {
+	rows := host[0].rows // plans stream scans of at least one column
+	for lo := int64(0); lo == 0 || lo < rows; lo += segRows {
+		hi := min(lo+segRows, rows)
+		if err := r.segment(ctx, stream, segRows, body, host, lo, hi, given, use); err != nil {
+			return fmt.Errorf("segment of rows %d to %d of %s: %w", lo, hi, stream.Table, err)
+		}
+	}
+	return nil
+}
+
+// runResident runs, in r, every subtree of n that does not read leaf (a
+// streamed scan, a partition's input), and records their outputs in given.
+func (r *run) runResident(ctx context.Context, n Node, leaf func(Node) bool, given map[Node][]gpu.Column) error {
 	for _, ch := range execChildren(n) {
-		if !reads(ch, stream) {
+		if leaf(ch) {
+			continue // given to each part's run
+		}
+		if !reads(ch, leaf) {
 			out, err := r.node(ctx, ch)
 			if err != nil {
 				return err
@@ -104,30 +127,30 @@ func (r *run) runResident(ctx context.Context, n Node, stream *Scan, given map[N
 			given[ch] = out
 			continue
 		}
-		if err := r.runResident(ctx, ch, stream, given); err != nil {
+		if err := r.runResident(ctx, ch, leaf, given); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// reads reports whether the run of n runs s.
-func reads(n Node, s *Scan) bool {
-	if n == Node(s) {
+// reads reports whether the run of n runs a node for which leaf is true.
+func reads(n Node, leaf func(Node) bool) bool {
+	if leaf(n) {
 		return true
 	}
 	for _, ch := range execChildren(n) {
-		if reads(ch, s) {
+		if reads(ch, leaf) {
 			return true
 		}
 	}
 	return false
 }
 
-// segment puts rows lo to hi of the streamed columns on the device and
-// runs Body over them in a run of its own, whose intermediates are freed
-// before the next segment; it returns Body's output, owned by the caller.
-func (r *run) segment(ctx context.Context, c *Chunked, host []*hostEntry, lo, hi int64, given map[Node][]gpu.Column) ([]gpu.Column, error) {
+// segment puts rows lo to hi of the streamed columns on the device, runs
+// body over them in a run of its own, and hands its output to use before
+// the run's intermediates are freed.
+func (r *run) segment(ctx context.Context, stream *Scan, segRows int64, body Node, host []*hostEntry, lo, hi int64, given map[Node][]gpu.Column, use func(sub *run, out []gpu.Column) error) error {
 	cols := make([]gpu.Column, 0, len(host))
 	releases := make([]func(), 0, len(host))
 	defer func() {
@@ -136,15 +159,15 @@ func (r *run) segment(ctx context.Context, c *Chunked, host []*hostEntry, lo, hi
 		}
 	}()
 	for i, e := range host {
-		col, release, err := r.x.Cache.segmentColumn(ctx, r.x.Dev, e, c.Stream.Types[i], c.SegmentRows, lo/c.SegmentRows, lo, hi, &r.st.Scan)
+		col, release, err := r.x.Cache.segmentColumn(ctx, r.x.Dev, e, stream.Types[i], segRows, lo/segRows, lo, hi, &r.st.Scan)
 		if err != nil {
-			return nil, fmt.Errorf("%s.%s: %w", c.Stream.Table, c.Stream.Columns[i], err)
+			return fmt.Errorf("%s.%s: %w", stream.Table, stream.Columns[i], err)
 		}
 		cols = append(cols, col)
 		releases = append(releases, release)
 		r.st.Scan.BytesScanned += gpu.ScanBytes(col) + charBytes(col)
 	}
-	sub := &run{x: r.x, st: r.st, given: map[Node][]gpu.Column{c.Stream: cols}}
+	sub := &run{x: r.x, st: r.st, given: map[Node][]gpu.Column{stream: cols}}
 	for n, out := range given {
 		sub.given[n] = out
 	}
@@ -153,28 +176,31 @@ func (r *run) segment(ctx context.Context, c *Chunked, host []*hostEntry, lo, hi
 		sub.pins = nil
 		sub.releaseAll()
 	}()
-	out, err := sub.node(ctx, c.Body)
+	out, err := sub.node(ctx, body)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	// Body's root makes new columns (chunkplan.go: an aggregate or a
-	// sort): they leave the segment's run for the caller.
+	return use(sub, out)
+}
+
+// disown takes out, columns r made, from the columns r frees at its end:
+// the caller owns them.
+func (r *run) disown(out []gpu.Column) error {
 	mine := map[gpu.Column]bool{}
 	for _, col := range out {
 		mine[col] = true
 	}
-	kept := sub.owned[:0]
-	for _, col := range sub.owned {
+	var kept []gpu.Column
+	for _, col := range r.owned {
 		if !mine[col] {
 			kept = append(kept, col)
 		}
 	}
-	if len(sub.owned)-len(kept) != len(out) {
-		sub.owned = append(kept, out...)
-		return nil, fmt.Errorf("chunked %s: the body's output is not its own columns", errorText(c.Body))
+	if len(r.owned)-len(kept) != len(out) {
+		return errors.New("the body's output is not its own columns")
 	}
-	sub.owned = kept
-	return out, nil
+	r.owned = kept
+	return nil
 }
 
 // arraySlice is rows lo to hi of a, sharing its buffers.
@@ -186,39 +212,45 @@ func arraySlice(a arrow.Array, lo, hi int64) arrow.Array {
 	return array.NewSlice(a, lo, hi)
 }
 
-// mergeChunks puts the segments' results together (see Chunked).
-func (r *run) mergeChunks(ctx context.Context, c *Chunked, parts [][]gpu.Column) ([]gpu.Column, error) {
+// mergeParts puts together the results of body's runs over parts of its
+// input (segments, partitions): concatenated, then sorted again when body
+// is a sort, or aggregated again by merge and made body's types by final
+// (see Chunked); what names the work in errors.
+func (r *run) mergeParts(ctx context.Context, body Node, merge, final *gpu.Pipeline, parts [][]gpu.Column, what string) ([]gpu.Column, error) {
 	all := parts[0]
 	if len(parts) > 1 {
 		var err error
 		if all, err = r.x.Dev.Concat(ctx, parts); err != nil {
-			return nil, fmt.Errorf("chunked %s: putting %d segments' results together: %w", c.Stream.Table, len(parts), err)
+			return nil, fmt.Errorf("%s: putting %d parts' results together: %w", what, len(parts), err)
 		}
 		r.keep(all)
 	} else {
 		r.keep(all)
 		parts[0] = nil
 	}
-	if s, ok := c.Body.(*Sort); ok {
+	if s, ok := body.(*Sort); ok {
 		out, err := r.x.Dev.Sort(ctx, all, s.Keys, s.Limit)
 		if err != nil {
 			return nil, err
 		}
 		return r.keep(out), nil
 	}
-	out, err := r.x.Dev.Run(ctx, c.Merge, all)
+	if merge == nil {
+		return all, nil
+	}
+	out, err := r.x.Dev.Run(ctx, merge, all)
 	if err != nil {
-		return nil, fmt.Errorf("chunked %s: merging the segments' groups: %w", c.Stream.Table, err)
+		return nil, fmt.Errorf("%s: merging the parts' groups: %w", what, err)
 	}
 	r.keep(out)
-	if c.Final == nil {
+	if final == nil {
 		return out, nil
 	}
-	final, err := r.x.Dev.Run(ctx, c.Final, out)
+	out, err = r.x.Dev.Run(ctx, final, out)
 	if err != nil {
 		return nil, err
 	}
-	return r.keep(final), nil
+	return r.keep(out), nil
 }
 
 func releaseColumns(cols []gpu.Column) {

@@ -58,19 +58,22 @@ const strRowGuess = 40
 // can stream. Rewrites happen in place, as the plan's other device
 // choices (ChooseStringLayouts).
 func (x *Executor) PlanChunks(ctx context.Context, root Node) Node {
-	budget := x.DeviceMemory
-	if budget <= 0 && x.Dev != nil {
-		budget = x.Dev.Info().TotalMemory
-	}
+	budget := x.memoryBudget()
 	rc, ok := x.Source.(RowCounter)
 	if budget <= 0 || !ok {
 		return root
 	}
 	rows := map[*Scan]int64{}
 	var scans []*Scan
+	sideStreams := map[*Scan]bool{} // streamed by a partitioned join already
+	walkPlan(root, func(n Node) {
+		if slot, ok := n.(*PartitionSlot); ok && slot.side.Stream != nil {
+			sideStreams[slot.side.Stream] = true
+		}
+	})
 	walkPlan(root, func(n Node) {
 		s, ok := n.(*Scan)
-		if !ok || rows[s] > 0 || len(s.Columns) == 0 {
+		if !ok || rows[s] > 0 || len(s.Columns) == 0 || sideStreams[s] {
 			return
 		}
 		// A table the source cannot count (a client's temporary table)
@@ -121,9 +124,12 @@ func (x *Executor) PlanChunks(ctx context.Context, root Node) Node {
 }
 
 // scanRowBytes is one row of s's columns on the device, plain.
-func scanRowBytes(s *Scan) int64 {
+func scanRowBytes(s *Scan) int64 { return typesRowBytes(s.Types) }
+
+// typesRowBytes is one row of columns of types on the device, plain.
+func typesRowBytes(types []gpu.Type) int64 {
 	var n int64
-	for _, t := range s.Types {
+	for _, t := range types {
 		if t.Kind == gpu.Str {
 			n += strRowGuess
 		} else {
@@ -156,34 +162,15 @@ func segmentRowsFor(budget, rowBytes, rows int64) int64 {
 // operators that stream), that node's parent (nil for the root) and the
 // nodes from s up to it; nil when there is none.
 func streamTop(root Node, s *Scan) (top, parent Node, path []Node) {
-	parents := map[Node]Node{}
-	count := 0
-	walkPlan(root, func(n Node) {
-		if n == Node(s) {
-			count++
-		}
-		for _, ch := range n.Children() {
-			parents[ch] = n
-		}
-	})
-	if count != 1 {
+	tr := tracePlan(root)
+	if tr.count[s] != 1 {
 		return nil, nil, nil // a scan the plan reads twice streams in neither place
 	}
-	cur := Node(s)
-	for {
-		path = append(path, cur)
-		p, ok := parents[cur]
-		if !ok {
-			return nil, nil, nil
-		}
-		switch streamsThrough(p, cur) {
-		case streamStops:
-			return nil, nil, nil
-		case streamMeets:
-			return p, parents[p], append(path, p)
-		}
-		cur = p
+	top, parent, path, met := tr.climb(s, false)
+	if !met {
+		return nil, nil, nil
 	}
+	return top, parent, path
 }
 
 // unfold runs the probes on path without their folds (probefold.go): a
@@ -254,26 +241,11 @@ func (t JoinType) streamsSide(left bool) bool {
 }
 
 // plan fills in how c's segments' results meet; false when they cannot
-// (strings in Arrow layout in the result, an aggregate of another kind).
+// (meetMerge).
 func (c *Chunked) plan() bool {
-	for _, t := range c.Body.OutputTypes() {
-		if t.Kind == gpu.Str {
-			return false
-		}
-	}
-	var p *gpu.Pipeline
-	switch x := c.Body.(type) {
-	case *Sort:
-		return true
-	case *Pipeline:
-		p = x.Pipe
-	case *ProbePipeline:
-		p = x.Pipe
-	default:
-		return false
-	}
-	c.Merge, c.Final = mergeAggregates(p)
-	return c.Merge != nil
+	merge, final, ok := meetMerge(c.Body, false)
+	c.Merge, c.Final = merge, final
+	return ok
 }
 
 // mergeAggregates is the aggregate over partial results of p (its output
@@ -373,5 +345,5 @@ func setChild(parent, old, new Node) bool {
 	case *Chunked:
 		return swap(&p.Body)
 	}
-	return false
+	return false // PartitionedJoin: its body runs a partition at a time
 }

@@ -61,6 +61,10 @@ type NodeStats struct {
 	// device cache, a spilled copy, the rows as read) and the bytes that
 	// crossed the link for them.
 	SegmentsCached, SegmentsRestored, SegmentsUploaded, BytesStreamed int64
+	// A PartitionedJoin's partitions (1: its build side fit whole) and
+	// the bytes of its inputs it held in host memory.
+	Partitions     int
+	PartitionBytes int64
 }
 
 // String is the node's line in EXPLAIN ANALYZE.
@@ -81,6 +85,12 @@ func (ns *NodeStats) String() string {
 	if n := ns.SegmentsCached + ns.SegmentsRestored + ns.SegmentsUploaded; n > 0 {
 		s += fmt.Sprintf(", %s: %d in the device cache, %d restored from host memory, %d uploaded (%.1f MB over the link)",
 			count(n, "column segment", "column segments"), ns.SegmentsCached, ns.SegmentsRestored, ns.SegmentsUploaded, float64(ns.BytesStreamed)/1e6)
+	}
+	switch {
+	case ns.Partitions == 1:
+		s += fmt.Sprintf(", its build side fit whole (%.1f MB)", float64(ns.PartitionBytes)/1e6)
+	case ns.Partitions > 1:
+		s += fmt.Sprintf(", ran in %d partitions (%.1f MB of its inputs held in host memory)", ns.Partitions, float64(ns.PartitionBytes)/1e6)
 	}
 	return s
 }
@@ -268,7 +278,9 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 	start := time.Now()
 	out, err := r.self(ctx, n, ins)
 	own := time.Since(start)
-	if _, ok := n.(*Chunked); !ok { // its segments' nodes count their own
+	switch n.(type) {
+	case *Chunked, *PartitionedJoin: // their segments' and partitions' nodes count their own
+	default:
 		r.st.OpNanos[opKind(n)] += own.Nanoseconds()
 	}
 	if err != nil {
@@ -344,6 +356,10 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 		return out, nil
 	case *Chunked:
 		return r.chunked(ctx, x)
+	case *PartitionedJoin:
+		return r.partitionedJoin(ctx, x)
+	case *PartitionSlot:
+		return in, nil // the probe side of a join whose build side fit (buildFits)
 	case *Scan:
 		if cols, ok := r.scanned[x]; ok {
 			return cols, nil

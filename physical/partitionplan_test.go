@@ -1,0 +1,139 @@
+package physical
+
+import (
+	"context"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/gpu/host"
+)
+
+// A partition cut keeps every row in exactly one partition: rows with
+// equal keys together (an int32 key on one side and an int64 one on the
+// other hash alike), null keys in the first; and the hash spreads
+// sequential, strided and TPC-H's sparse order keys evenly.
+func TestPartitionCutKeepsEveryRowOnce(t *testing.T) {
+	ctx := context.Background()
+	dev := host.New()
+	const parts, n = 8, 1 << 14
+	for _, keys := range []struct {
+		name string
+		key  func(i int) int64
+	}{
+		{"sequential", func(i int) int64 { return int64(i) }},
+		{"order keys", func(i int) int64 { return int64(i/8*32 + i%8 + 1) }},
+		{"multiples of 1024", func(i int) int64 { return int64(i) * 1024 }},
+		{"negative", func(i int) int64 { return -int64(i) }},
+	} {
+		partOf := map[int64]int{}
+		for _, kind := range []gpu.Kind{gpu.Int32, gpu.Int64} {
+			kb := array.NewInt64Builder(memory.DefaultAllocator)
+			var kcol gpu.Column
+			var err error
+			if kind == gpu.Int64 {
+				for i := range n {
+					if i%97 == 0 {
+						kb.AppendNull()
+					} else {
+						kb.Append(keys.key(i))
+					}
+				}
+				arr := kb.NewArray()
+				kcol, err = dev.Upload(ctx, arr)
+				arr.Release()
+			} else {
+				b := array.NewInt32Builder(memory.DefaultAllocator)
+				for i := range n {
+					if i%97 == 0 {
+						b.AppendNull()
+					} else {
+						b.Append(int32(keys.key(i)))
+					}
+				}
+				arr := b.NewArray()
+				kcol, err = dev.Upload(ctx, arr)
+				arr.Release()
+				b.Release()
+			}
+			kb.Release()
+			if err != nil {
+				t.Fatal(err)
+			}
+			types := []gpu.Type{{Kind: kind, Nullable: true}}
+			pc := newPartitionCut(types, 0, parts)
+			h, err := dev.Run(ctx, pc.hash, []gpu.Column{kcol})
+			if err != nil {
+				t.Fatalf("%s %s: hash: %v", keys.name, kind, err)
+			}
+			seen, nulls := 0, 0
+			for k, keep := range pc.keep {
+				piece, err := dev.Run(ctx, keep, []gpu.Column{kcol, h[0]})
+				if err != nil {
+					t.Fatalf("%s %s: partition %d: %v", keys.name, kind, k, err)
+				}
+				arr, err := dev.Download(ctx, piece[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows := arr.Len()
+				if spread := float64(rows) * parts / n; spread < 0.9 || spread > 1.1 {
+					t.Errorf("%s %s: partition %d holds %d rows of %d, %.2f times an even share", keys.name, kind, k, rows, n, spread)
+				}
+				for i := range rows {
+					if arr.IsNull(i) {
+						nulls++
+						if k != 0 {
+							t.Errorf("%s %s: a null key in partition %d", keys.name, kind, k)
+						}
+						continue
+					}
+					var v int64
+					if a, ok := arr.(*array.Int64); ok {
+						v = a.Value(i)
+					} else {
+						v = int64(arr.(*array.Int32).Value(i))
+					}
+					if p, ok := partOf[v]; ok && p != k {
+						t.Errorf("%s %s: key %d in partitions %d and %d", keys.name, kind, v, p, k)
+					}
+					partOf[v] = k
+				}
+				seen += rows
+				arr.Release()
+				releaseColumns(piece)
+			}
+			if seen != n || nulls != (n+96)/97 {
+				t.Errorf("%s %s: the partitions hold %d rows (%d null keys), the input %d (%d)", keys.name, kind, seen, nulls, n, (n+96)/97)
+			}
+			releaseColumns(h)
+			kcol.Release()
+		}
+	}
+}
+
+// A partitioned join runs in one partition when its build side, measured,
+// fits beside the cache, else in enough that a partition of both sides
+// and the hash table take a partitionShare of the budget, a power of two
+// at most the partitions the build side was cut in.
+func TestPartitionedJoinPartsFor(t *testing.T) {
+	p := &PartitionedJoin{Parts: 16, Budget: 64 << 20, ProbeBytes: 32 << 20}
+	for _, c := range []struct {
+		build int64
+		want  int
+	}{
+		{1 << 20, 1},   // 2 MiB with its hash table, against half of 64
+		{16 << 20, 1},  // 32 MiB: exactly half
+		{17 << 20, 16}, // (32 + 34) / 8 MiB = 8.25: 16
+		{12 << 30, 16}, // far more: the 16 it was cut in
+	} {
+		if got := p.partsFor(c.build); got != c.want {
+			t.Errorf("a build side of %d bytes: %d partitions, want %d", c.build, got, c.want)
+		}
+	}
+	p.ProbeBytes = 0
+	if got := p.partsFor(17 << 20); got != 8 {
+		t.Errorf("a build side of 17 MiB and no probe side: %d partitions, want 8 (34 / 8 MiB: 4.25)", got)
+	}
+}
