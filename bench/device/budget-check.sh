@@ -15,7 +15,7 @@ mkdir -p explain
 for f in ../conformance/tpch/queries/q*.sql; do
   ./rigel explain --db "$db" --device cuda --device-memory "$budget" -f "$f" > "explain/$(basename "$f" .sql).txt" 2>&1
 done
-echo "plans: $(grep -l 'Chunked scan' explain/*.txt | wc -l) of 22 stream a scan"
+echo "plans: $(grep -l "Chunked scan" explain/*.txt | wc -l) of 22 stream a scan, $(grep -l "PartitionedJoin" explain/*.txt | wc -l) partition a join"
 tar czf "$OUT/explain.tar.gz" explain
 timeout 280 ./rigel bench tpch --db "$db" --device cuda --device-memory "$budget" --queries all --runs ${RUNS:-3} --out "$OUT/budget.md" > "$OUT/budget.log" 2>&1
 echo "budget $budget rc=$? at $SECONDS s"
