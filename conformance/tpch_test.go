@@ -320,3 +320,64 @@ func checkTPCHPartitioned(t *testing.T, eng *duckdbbridge.Engine, want duckdbbri
 		})
 	}
 }
+
+// partitionedJoinQueries join orders and lineitem by every join type the
+// plans make, each with a build side too large for a 4 MB budget at
+// SF0.1 (most of lineitem, or all of orders), so that it runs in more
+// than one partition.
+var partitionedJoinQueries = []struct{ name, sql string }{
+	{"inner", "SELECT o_orderstatus, count(*), sum(l_extendedprice) FROM orders JOIN lineitem ON l_orderkey = o_orderkey GROUP BY 1 ORDER BY 1"},
+	{"semi", "SELECT count(*), sum(o_totalprice) FROM orders WHERE o_orderkey IN (SELECT l_orderkey FROM lineitem WHERE l_quantity > 5)"},
+	{"anti", "SELECT count(*), sum(o_totalprice) FROM orders WHERE NOT EXISTS (SELECT 1 FROM lineitem WHERE l_orderkey = o_orderkey AND l_quantity > 5)"},
+	{"not in", "SELECT count(*) FROM orders WHERE o_orderkey NOT IN (SELECT l_orderkey FROM lineitem WHERE l_quantity > 5)"},
+	{"left", "SELECT count(*), count(l_orderkey), sum(l_quantity) FROM orders LEFT JOIN lineitem ON l_orderkey = o_orderkey AND l_quantity > 5"},
+	{"right", "SELECT o_orderstatus, count(l_orderkey), sum(l_quantity), count(*) FROM lineitem RIGHT JOIN orders ON l_orderkey = o_orderkey AND l_quantity > 5 GROUP BY 1 ORDER BY 1"},
+	// Filters in the inputs: DuckDB runs a full join whose condition
+	// holds them for 40 s at SF0.1.
+	{"full", "SELECT count(*), count(o_orderkey), count(l_orderkey), sum(l_quantity) FROM (SELECT * FROM orders WHERE o_orderdate < DATE '1995-01-01') o FULL JOIN (SELECT * FROM lineitem WHERE l_quantity > 5) l ON l_orderkey = o_orderkey"},
+	// Null keys: in the first partition of both sides, matching nothing;
+	// NOT IN a list holding a null keeps no row.
+	{"full, null keys", "SELECT count(*), count(o_orderkey), count(k) FROM (SELECT * FROM orders WHERE o_orderdate < DATE '1995-01-01') o FULL JOIN (SELECT CASE WHEN l_linenumber = 1 THEN NULL ELSE l_orderkey END k FROM lineitem WHERE l_quantity > 5) l ON k = o_orderkey"},
+	{"not in, a null", "SELECT count(*) FROM orders WHERE o_orderkey NOT IN (SELECT CASE WHEN l_linenumber = 1 AND l_orderkey < 100 THEN NULL ELSE l_orderkey END FROM lineitem WHERE l_quantity > 5)"},
+	{"left, null keys", "SELECT count(*), count(k), sum(l_quantity) FROM orders LEFT JOIN (SELECT CASE WHEN l_linenumber = 1 THEN NULL ELSE l_orderkey END k, l_quantity FROM lineitem WHERE l_quantity > 5) l ON k = o_orderkey"},
+	{"scalar subquery", "SELECT count(*), sum(s) FROM (SELECT o_orderkey, (SELECT sum(l_quantity) FROM lineitem WHERE l_orderkey = o_orderkey) s FROM orders) t"},
+}
+
+// TestHostPartitionedJoinTypes runs partitionedJoinQueries under a 4 MB
+// budget on the host device: each must run there in more than one
+// partition and give DuckDB's answer (a join type keeps its meaning when
+// its sides are cut by a key's hash).
+func TestHostPartitionedJoinTypes(t *testing.T) {
+	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPartitionedJoinTypes(t, streamingEngine(t, dev, 4<<20), duckdbbridge.OnHost)
+}
+
+// TestCudaPartitionedJoinTypes is TestHostPartitionedJoinTypes on the GPU.
+func TestCudaPartitionedJoinTypes(t *testing.T) {
+	dev, err := cuda.Open()
+	if err != nil {
+		t.Skipf("SKIP: no GPU: %v", err)
+	}
+	defer dev.Close()
+	checkPartitionedJoinTypes(t, streamingEngine(t, dev, 4<<20), duckdbbridge.OnGPU)
+}
+
+func checkPartitionedJoinTypes(t *testing.T, eng *duckdbbridge.Engine, want duckdbbridge.Where) {
+	for _, q := range partitionedJoinQueries {
+		t.Run(q.name, func(t *testing.T) {
+			if where, reason := answerLikeDuckDB(t, eng, q.sql); where != want {
+				t.Fatalf("ran on %s, want %s: %s", where, want, reason)
+			}
+			plan, err := eng.ExplainAnalyze(context.Background(), q.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !regexp.MustCompile(`ran in \d+ partitions`).MatchString(plan) {
+				t.Fatalf("no join ran in more than one partition:\n%s", plan)
+			}
+		})
+	}
+}
