@@ -45,6 +45,13 @@ const segmentShare = 4
 // (segmentRowsFor): TPC-H's lineitem scans read 20 to 60.
 const segmentRowGuess = 64
 
+// strSegmentRows bounds the segments of a scan that reads strings in
+// Arrow layout: a segment's characters are one buffer with 32-bit offsets
+// on the host (Arrow's) and on the device, 2 GB at most. At 2^23 rows that
+// holds 256 bytes a row; TPC-H's longest strings (o_comment, l_comment)
+// average under 50.
+const strSegmentRows = 1 << 23
+
 // minSegmentRows is the smallest segment: below it a segment's fixed
 // costs (a launch per operator, a hash table per join) dominate.
 const minSegmentRows = 1 << 12
@@ -92,10 +99,10 @@ func (x *Executor) PlanChunks(ctx context.Context, root Node) Node {
 	footprint := total
 	sort.SliceStable(scans, func(i, j int) bool { return resident(scans[i]) > resident(scans[j]) })
 	for _, s := range scans {
-		if total <= budget/residentShare {
-			break
+		if total <= budget/residentShare && !stringsTooLong(s, rows[s]) {
+			continue
 		}
-		seg := segmentRowsFor(budget, scanRowBytes(s), rows[s])
+		seg := segmentRowsFor(budget, s, rows[s])
 		if seg >= rows[s] {
 			continue // one segment is the whole table
 		}
@@ -123,6 +130,30 @@ func (x *Executor) PlanChunks(ctx context.Context, root Node) Node {
 	return root
 }
 
+// strLimitRowGuess is the bytes of characters a row of a string column
+// is taken to hold when deciding whether the column can be read whole
+// (stringsTooLong): more than TPC-H's longest average (o_comment, 49).
+const strLimitRowGuess = 64
+
+// stringsTooLong reports whether s, over rows rows, reads a string column
+// in Arrow layout that is likely to hold more characters than one array
+// addresses (2 GB, 32-bit offsets): such a scan streams, in segments of at
+// most strSegmentRows, whatever the budget (TPC-H SF100's o_comment: 7.3
+// GB, bench/results/2026-11-28-h200-tpch-sf100-budget-16gb-v52.md).
+func stringsTooLong(s *Scan, rows int64) bool {
+	return scansStr(s) && rows*strLimitRowGuess > 1<<31-1
+}
+
+// scansStr reports whether s reads a string column in Arrow layout.
+func scansStr(s *Scan) bool {
+	for _, t := range s.Types {
+		if t.Kind == gpu.Str {
+			return true
+		}
+	}
+	return false
+}
+
 // scanRowBytes is one row of s's columns on the device, plain.
 func scanRowBytes(s *Scan) int64 { return typesRowBytes(s.Types) }
 
@@ -147,11 +178,16 @@ func typesRowBytes(types []gpu.Type) int64 {
 // whatever the scan's columns, so that every plan streaming the table cuts
 // it alike (the host keeps each column's segments as the device held them,
 // hostcolumns.go, for any plan to restore); a scan so wide that its
-// segment would take more than a quarter of the budget takes halves.
-func segmentRowsFor(budget, rowBytes, rows int64) int64 {
+// segment would take more than a quarter of the budget takes halves; a
+// scan of strings in Arrow layout takes at most strSegmentRows.
+func segmentRowsFor(budget int64, s *Scan, rows int64) int64 {
 	seg := budget / segmentShare / segmentRowGuess
+	rowBytes := scanRowBytes(s)
 	for seg > minSegmentRows && seg*rowBytes > budget/4 {
 		seg /= 2
+	}
+	if scansStr(s) {
+		seg = min(seg, strSegmentRows)
 	}
 	seg -= seg % minSegmentRows
 	return min(max(seg, minSegmentRows), max(rows, 1))

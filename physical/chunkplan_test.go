@@ -115,3 +115,28 @@ func TestFreeDeviceColumnsKeepsHostColumns(t *testing.T) {
 		t.Fatalf("the retry read the source again (%d scans, %d before) or restored nothing (%+v)", src.scans, scans, st)
 	}
 }
+
+// Segments hold a quarter of the budget at 64 bytes a row, whatever the
+// scan; a scan of strings in Arrow layout takes at most 2^23 rows a
+// segment, so that a segment's characters stay within 32-bit offsets
+// (TPC-H SF100's o_comment: 7.3 GB in all).
+func TestSegmentRowsFor(t *testing.T) {
+	i64 := gpu.Type{Kind: gpu.Int64}
+	plain := &Scan{Types: []gpu.Type{i64, i64}}
+	strs := &Scan{Types: []gpu.Type{i64, {Kind: gpu.Str}}}
+	for _, c := range []struct {
+		budget int64
+		s      *Scan
+		want   int64
+	}{
+		{16 << 30, plain, 1 << 26},
+		{16 << 30, strs, 1 << 23},
+		{2 << 30, plain, 1 << 23},
+		{2 << 30, strs, 1 << 23},
+		{16 << 20, strs, 1 << 16},
+	} {
+		if got := segmentRowsFor(c.budget, c.s, 1<<30); got != c.want {
+			t.Errorf("budget %d, %d columns (strings: %v): %d rows a segment, want %d", c.budget, len(c.s.Types), scansStr(c.s), got, c.want)
+		}
+	}
+}

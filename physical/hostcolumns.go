@@ -25,6 +25,13 @@ import (
 // segments' results can be put together (a Concat of two dictionaries is
 // refused).
 //
+// A string column in Arrow layout (gpu.Str) is read a segment at a time
+// where the source can (SegmentReader), each segment an array of its own:
+// the devices copy no such column back, so every run uploads its rows as
+// read, and one array of a large table's strings would pass the 2 GB that
+// Arrow's 32-bit offsets address (TPC-H SF100's o_comment holds 7.3 GB,
+// bench/results/2026-11-28-h200-tpch-sf100-budget-16gb-v52.md).
+//
 // The host columns answer to the loads' host memory budget (loadbudget.go)
 // while they are read, and to hostColumnShare of the process's memory
 // while they are kept: past it the least recently used leave.
@@ -44,14 +51,18 @@ var hostColumnLimit = sync.OnceValue(func() int64 { return gpu.ProcessMemory() /
 // restore instead of uploading arr's rows again. arr goes once every
 // segment of a segmentation is spilled.
 type hostEntry struct {
-	key   string // the column's cache key (scanKey)
-	arr   arrow.Array
-	rows  int64
-	segs  map[int64][]gpu.HostColumn
-	bytes int64
-	used  int64 // the cache's use counter when last read
-	pins  int   // runs using it
-	gone  bool  // dropped from the map while pinned: freed at the last unpin
+	key string // the column's cache key (scanKey)
+	arr arrow.Array
+	// parts, in place of arr, are the column's segments of partRows rows
+	// as read (strings in Arrow layout, see above).
+	parts    []arrow.Array
+	partRows int64
+	rows     int64
+	segs     map[int64][]gpu.HostColumn
+	bytes    int64
+	used     int64 // the cache's use counter when last read
+	pins     int   // runs using it
+	gone     bool  // dropped from the map while pinned: freed at the last unpin
 }
 
 func (e *hostEntry) free() {
@@ -59,6 +70,10 @@ func (e *hostEntry) free() {
 		e.arr.Release()
 		e.arr = nil
 	}
+	for _, p := range e.parts {
+		p.Release()
+	}
+	e.parts = nil
 	for _, segs := range e.segs {
 		for _, h := range segs {
 			if h != nil {
@@ -92,11 +107,11 @@ func (c *ColumnCache) hostColumns(ctx context.Context, src TableSource, s *Scan,
 		key := scanKey(src.ID(), s, i)
 		c.hostUses++
 		e, ok := c.host[key]
-		if !ok || e.arr == nil && e.segs[seg] == nil {
+		if !ok || !e.serves(seg) {
 			if read == 0 {
 				c.progress(fmt.Sprintf("reading columns of %s into host memory, to stream them through the device a segment of %d rows at a time", s.Table, seg))
 			}
-			arr, err := c.readHostColumn(ctx, src, s, i)
+			arr, parts, err := c.readHostColumn(ctx, src, s, i, seg)
 			if err != nil {
 				c.unpinHostLocked(out)
 				return nil, fmt.Errorf("reading %s.%s into host memory: %w", s.Table, s.Columns[i], err)
@@ -105,8 +120,22 @@ func (c *ColumnCache) hostColumns(ctx context.Context, src TableSource, s *Scan,
 				e = &hostEntry{key: key}
 				c.host[key] = e
 			}
-			n := arrayBytes(arr)
-			e.arr, e.rows = arr, int64(arr.Len())
+			var n int64
+			if arr != nil {
+				n = arrayBytes(arr)
+				e.arr, e.rows = arr, int64(arr.Len())
+			} else {
+				for _, p := range e.parts {
+					e.bytes -= arrayBytes(p)
+					c.hostBytes -= arrayBytes(p)
+					p.Release()
+				}
+				e.parts, e.partRows, e.rows = parts, seg, 0
+				for _, p := range parts {
+					n += arrayBytes(p)
+					e.rows += int64(p.Len())
+				}
+			}
 			e.bytes += n
 			c.hostBytes += n
 			read += n
@@ -117,6 +146,13 @@ func (c *ColumnCache) hostColumns(ctx context.Context, src TableSource, s *Scan,
 	}
 	c.trimHost()
 	return out, nil
+}
+
+// serves reports whether e holds the rows of every segment of seg rows:
+// the column as read, its parts read in segments of that size, or the
+// segments' spilled copies.
+func (e *hostEntry) serves(seg int64) bool {
+	return e.arr != nil || e.parts != nil && e.partRows == seg || e.segs[seg] != nil
 }
 
 // unpinHost ends a run's use of host columns.
@@ -196,11 +232,19 @@ func (c *ColumnCache) segmentFromHost(ctx context.Context, dev gpu.Device, e *ho
 		st.BytesStreamed += segs[k].Bytes()
 		return col, nil
 	}
-	if e.arr == nil { // hostColumns read it again where its segments were another size
+	var part arrow.Array
+	var bytes int64
+	switch {
+	case e.parts != nil && e.partRows == seg && k < int64(len(e.parts)):
+		part = e.parts[k]
+		part.Retain()
+		bytes = arrayBytes(part)
+	case e.arr != nil:
+		part = arraySlice(e.arr, lo, hi)
+		bytes = arrayBytes(e.arr) * (hi - lo) / max(e.rows, 1) // a slice shares the whole column's buffers
+	default: // hostColumns read it again where its segments were another size
 		return nil, fmt.Errorf("segment %d of %d rows: neither the column's rows nor a copy of the segment are held (a bug)", k, seg)
 	}
-	part := arraySlice(e.arr, lo, hi)
-	bytes := arrayBytes(e.arr) * (hi - lo) / max(e.rows, 1) // a slice shares the whole column's buffers
 	col, err = upload(ctx, dev, part, t)
 	part.Release()
 	if err != nil {
@@ -240,33 +284,68 @@ func (c *ColumnCache) segmentFromHost(ctx context.Context, dev gpu.Device, e *ho
 	return col, nil
 }
 
-// readHostColumn reads column i of s whole, under the loads' budget, and
-// encodes a dictionary column that came as plain strings.
-func (c *ColumnCache) readHostColumn(ctx context.Context, src TableSource, s *Scan, i int) (arrow.Array, error) {
+// readHostColumn reads column i of s, under the loads' budget: a string
+// column in Arrow layout in parts of seg rows where the source reads
+// segments (see above), any other whole (arr), a dictionary column that
+// came as plain strings encoded.
+func (c *ColumnCache) readHostColumn(ctx context.Context, src TableSource, s *Scan, i int, seg int64) (arr arrow.Array, parts []arrow.Array, err error) {
 	var rows int64 = -1
 	if rc, ok := src.(RowCounter); ok {
 		n, err := rc.Rows(ctx, s.Table)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rows = n
 	}
 	if rows >= 0 {
 		release, err := c.loads().acquire(ctx, loadBytes(rows, s.Types[i]), s.Table+"."+s.Columns[i])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer release()
 	}
-	arr, err := readScanColumn(ctx, src, s, i)
+	if sr, ok := src.(SegmentReader); ok && s.Types[i].Kind == gpu.Str && s.derived(i) == nil {
+		err := sr.ReadColumnSegments(ctx, s.Table, s.Columns[i], false, seg, func(a arrow.Array) error {
+			parts = append(parts, a)
+			return nil
+		})
+		if err == nil && !partsOf(parts, seg) {
+			// A source that read the column whole (put once): sliced as
+			// any column read so.
+			if len(parts) == 1 {
+				return parts[0], nil, nil
+			}
+			err = fmt.Errorf("the source's segments are not of %d rows", seg)
+		}
+		if err != nil {
+			for _, p := range parts {
+				p.Release()
+			}
+			return nil, nil, err
+		}
+		return nil, parts, nil
+	}
+	arr, err = readScanColumn(ctx, src, s, i)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.Types[i].Kind != gpu.Dict {
-		return arr, nil
+		return arr, nil, nil
 	}
 	defer arr.Release()
-	return dictionaryArray(arr)
+	arr, err = dictionaryArray(arr)
+	return arr, nil, err
+}
+
+// partsOf reports whether parts are segments of seg rows (the last one
+// fewer, or all of an empty column).
+func partsOf(parts []arrow.Array, seg int64) bool {
+	for i, p := range parts {
+		if n := int64(p.Len()); n > seg || n < seg && i < len(parts)-1 {
+			return false
+		}
+	}
+	return len(parts) > 0
 }
 
 // dictionaryArray is arr as an Arrow dictionary array of int32 codes into

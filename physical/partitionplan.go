@@ -120,10 +120,10 @@ func (x *Executor) partitionJoin(root, j Node, est *estimator, budget int64) (pj
 		return nil, nil, nil
 	}
 	left, right := est.bytes(jn.Left), est.bytes(jn.Right)
-	if left <= 0 || right <= 0 || right*hashTableShare <= budget/residentShare {
+	tr := tracePlan(root)
+	if left <= 0 || right <= 0 || right*hashTableShare <= budget/residentShare && !tr.mustStream(jn.Right, est) {
 		return nil, nil, nil
 	}
-	tr := tracePlan(root)
 	top, parent, path := tr.meetAbove(j)
 	if top == nil {
 		return nil, nil, nil
@@ -158,7 +158,7 @@ func (x *Executor) partitionJoin(root, j Node, est *estimator, budget int64) (pj
 		}
 		side.Slot = &PartitionSlot{side: side}
 		if s, spath := tr.largestStream(in, est); s != nil {
-			if seg := segmentRowsFor(budget, scanRowBytes(s), est.rows[s]); seg < est.rows[s] {
+			if seg := segmentRowsFor(budget, s, est.rows[s]); seg < est.rows[s] {
 				side.Stream, side.SegmentRows, side.Rows = s, seg, est.rows[s]
 				unfold(spath)
 			}
@@ -253,6 +253,14 @@ func (tr *planTrace) climb(n Node, unshared bool) (top, parent Node, path []Node
 		}
 		cur = p
 	}
+}
+
+// mustStream reports whether side reads a scan that cannot be read whole
+// (stringsTooLong) and can stream up to side: only the join's partitions
+// can then take it, a segment at a time.
+func (tr *planTrace) mustStream(side Node, est *estimator) bool {
+	s, _ := tr.largestStream(side, est)
+	return s != nil && stringsTooLong(s, est.rows[s])
 }
 
 // largestStream is the largest scan under side whose segments can pass

@@ -2,8 +2,10 @@ package physical
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/rigel-db/rigel/gpu"
@@ -135,5 +137,66 @@ func TestPartitionedJoinPartsFor(t *testing.T) {
 	p.ProbeBytes = 0
 	if got := p.partsFor(17 << 20); got != 8 {
 		t.Errorf("a build side of 17 MiB and no probe side: %d partitions, want 8 (34 / 8 MiB: 4.25)", got)
+	}
+}
+
+// plannedSource is a TableSource for planning alone: it counts tables'
+// rows and reads nothing.
+type plannedSource map[string]int64
+
+func (c plannedSource) ID() string { return "planned" }
+func (c plannedSource) TableSchema(ctx context.Context, table string) (*arrow.Schema, error) {
+	return nil, errors.New("planning only")
+}
+func (c plannedSource) ScanColumns(ctx context.Context, table string, cols []string) (array.RecordReader, error) {
+	return nil, errors.New("planning only")
+}
+func (c plannedSource) Rows(ctx context.Context, table string) (int64, error) { return c[table], nil }
+
+// customerOrders is SELECT count(*) FROM customer LEFT JOIN orders ON
+// c_custkey = o_custkey AND o_comment LIKE ..., the strings of orders in
+// Arrow layout: TPC-H Q13's shape.
+func customerOrders() Node {
+	str := gpu.Type{Kind: gpu.Str}
+	customer := &Scan{Table: "customer", Columns: []string{"c_custkey"}, Types: []gpu.Type{i64}}
+	orders := &Scan{Table: "orders", Columns: []string{"o_custkey", "o_comment"}, Types: []gpu.Type{i64, str}}
+	like := &Pipeline{Input: orders, Pipe: &gpu.Pipeline{Inputs: orders.Types, Sink: gpu.SinkMaterialize,
+		Filter:  gpu.Call(gpu.OpStrPred, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, str)),
+		Project: []*gpu.Expr{gpu.Col(0, i64)}}}
+	join := &Join{Left: customer, Right: like, Type: JoinLeft, LeftKeys: []int{0}, RightKeys: []int{0}}
+	in := join.OutputTypes()
+	return &Pipeline{Input: join, Pipe: &gpu.Pipeline{Inputs: in, Sink: gpu.SinkAggregate,
+		Project: []*gpu.Expr{gpu.Col(0, in[0])}, Aggs: []gpu.Agg{{Kind: gpu.AggCountStar, Type: i64}}}}
+}
+
+// A scan of strings in Arrow layout too long for one array (orders at
+// SF100: 150 M rows) streams whatever the budget: on the build side of a
+// left join, where only partitions can take it, the join runs partitioned
+// and the scan streams in segments of strSegmentRows. At SF10 (15 M rows)
+// the plan stays as it was.
+func TestLongStringsStream(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		orders      int64
+		partitioned bool
+	}{{150_000_000, true}, {15_000_000, false}} {
+		x := &Executor{Dev: host.New(), Source: plannedSource{"customer": c.orders / 10, "orders": c.orders}, DeviceMemory: 80 << 30}
+		root := x.PlanChunks(ctx, x.PlanPartitions(ctx, customerOrders()))
+		var pj *PartitionedJoin
+		walkPlan(root, func(n Node) {
+			if p, ok := n.(*PartitionedJoin); ok {
+				pj = p
+			}
+		})
+		if (pj != nil) != c.partitioned {
+			t.Fatalf("%d orders: partitioned %v, want %v", c.orders, pj != nil, c.partitioned)
+		}
+		if pj == nil {
+			continue
+		}
+		side := pj.Sides[1]
+		if side.Stream == nil || side.Stream.Table != "orders" || side.SegmentRows != strSegmentRows {
+			t.Errorf("%d orders: the build side streams %v in segments of %d rows, want orders in %d", c.orders, side.Stream, side.SegmentRows, strSegmentRows)
+		}
 	}
 }
