@@ -45,10 +45,7 @@ func TestHostNoLeak(t *testing.T) {
 // budget would set it to half), so that it holds the same columns after
 // every round and the live bytes can be compared exactly.
 func TestHostNoLeakStreamed(t *testing.T) {
-	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 256 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev := hostDevice(t, 256<<20)
 	checkNoLeak(t, streamingEngine(t, dev, 16<<20), dev, 66, duckdbbridge.OnHost)
 }
 
@@ -57,10 +54,7 @@ func TestHostNoLeakStreamed(t *testing.T) {
 // PartitionedJoin): their sides' pieces held in host memory, restored a
 // partition at a time, give back all they took.
 func TestHostNoLeakPartitioned(t *testing.T) {
-	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 256 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev := hostDevice(t, 256<<20)
 	checkNoLeak(t, streamingEngine(t, dev, 8<<20), dev, 44, duckdbbridge.OnHost)
 }
 
@@ -68,22 +62,14 @@ func TestHostNoLeakPartitioned(t *testing.T) {
 // (RIGEL_LEAK_QUERIES queries, default 1,000): restored segments come
 // from the pool and go back to it, spilled copies stay with the cache.
 func TestCudaNoLeakStreamed(t *testing.T) {
-	dev, err := cuda.Open()
-	if err != nil {
-		t.Skipf("SKIP: no GPU: %v", err)
-	}
-	defer dev.Close()
+	dev := cudaDevice(t)
 	checkNoLeak(t, streamingEngine(t, dev, 16<<20), dev, leakQueries(t), duckdbbridge.OnGPU)
 }
 
 // TestCudaNoLeakPartitioned is TestCudaNoLeakStreamed under an 8 MB
 // budget, where the large joins run partitioned.
 func TestCudaNoLeakPartitioned(t *testing.T) {
-	dev, err := cuda.Open()
-	if err != nil {
-		t.Skipf("SKIP: no GPU: %v", err)
-	}
-	defer dev.Close()
+	dev := cudaDevice(t)
 	checkNoLeak(t, streamingEngine(t, dev, 8<<20), dev, leakQueries(t), duckdbbridge.OnGPU)
 }
 
@@ -99,6 +85,26 @@ func leakQueries(t *testing.T) int {
 		t.Fatalf("RIGEL_LEAK_QUERIES=%q: want a number >= 44", s)
 	}
 	return n
+}
+
+// hostDevice is a host device of memory bytes.
+func hostDevice(t *testing.T, memory int64) *host.Device {
+	dev, err := host.NewWithOptions(host.Options{MemoryLimit: memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dev
+}
+
+// cudaDevice is the GPU, closed when the test ends; the test is skipped
+// without one.
+func cudaDevice(t *testing.T) *cuda.Device {
+	dev, err := cuda.Open()
+	if err != nil {
+		t.Skipf("SKIP: no GPU: %v", err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	return dev
 }
 
 // streamingEngine is an engine on dev whose plans stream under a device
@@ -166,10 +172,7 @@ func TestHostPartitionedCancelFreesAll(t *testing.T) {
 }
 
 func checkCancelFreesAll(t *testing.T, budget int64, queries []int) {
-	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 256 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev := hostDevice(t, 256<<20)
 	eng := streamingEngine(t, dev, budget)
 	for _, n := range queries {
 		q, err := tpch.Query(n)

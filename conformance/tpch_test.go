@@ -197,11 +197,7 @@ func TestColumnCacheServesSecondRun(t *testing.T) {
 // the device; the others may run resident or, where the budget is too
 // small for them (Q18's final aggregate of 150,000 orders), on DuckDB.
 func TestTPCHHostStreamed(t *testing.T) {
-	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 48 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := openEngine(t, dev)
+	eng := openEngine(t, hostDevice(t, 48<<20))
 	if err := eng.SetDeviceMemory(16 << 20); err != nil {
 		t.Fatal(err)
 	}
@@ -271,21 +267,12 @@ func TestTPCHHostStreamed(t *testing.T) {
 // lineitem's 150,000 groups take more than the host device's 48 MB to
 // merge (as under TestTPCHHostStreamed's budget).
 func TestTPCHHostPartitioned(t *testing.T) {
-	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 48 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkTPCHPartitioned(t, streamingEngine(t, dev, 8<<20), duckdbbridge.OnHost)
+	checkTPCHPartitioned(t, streamingEngine(t, hostDevice(t, 48<<20), 8<<20), duckdbbridge.OnHost)
 }
 
 // TestTPCHCudaPartitioned is TestTPCHHostPartitioned on the GPU.
 func TestTPCHCudaPartitioned(t *testing.T) {
-	dev, err := cuda.Open()
-	if err != nil {
-		t.Skipf("SKIP: no GPU: %v", err)
-	}
-	defer dev.Close()
-	checkTPCHPartitioned(t, streamingEngine(t, dev, 8<<20), duckdbbridge.OnGPU)
+	checkTPCHPartitioned(t, streamingEngine(t, cudaDevice(t), 8<<20), duckdbbridge.OnGPU)
 }
 
 func checkTPCHPartitioned(t *testing.T, eng *duckdbbridge.Engine, want duckdbbridge.Where) {
@@ -348,21 +335,12 @@ var partitionedJoinQueries = []struct{ name, sql string }{
 // partition and give DuckDB's answer (a join type keeps its meaning when
 // its sides are cut by a key's hash).
 func TestHostPartitionedJoinTypes(t *testing.T) {
-	dev, err := host.NewWithOptions(host.Options{MemoryLimit: 64 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkPartitionedJoinTypes(t, streamingEngine(t, dev, 4<<20), duckdbbridge.OnHost)
+	checkPartitionedJoinTypes(t, streamingEngine(t, hostDevice(t, 64<<20), 4<<20), duckdbbridge.OnHost)
 }
 
 // TestCudaPartitionedJoinTypes is TestHostPartitionedJoinTypes on the GPU.
 func TestCudaPartitionedJoinTypes(t *testing.T) {
-	dev, err := cuda.Open()
-	if err != nil {
-		t.Skipf("SKIP: no GPU: %v", err)
-	}
-	defer dev.Close()
-	checkPartitionedJoinTypes(t, streamingEngine(t, dev, 4<<20), duckdbbridge.OnGPU)
+	checkPartitionedJoinTypes(t, streamingEngine(t, cudaDevice(t), 4<<20), duckdbbridge.OnGPU)
 }
 
 func checkPartitionedJoinTypes(t *testing.T, eng *duckdbbridge.Engine, want duckdbbridge.Where) {
