@@ -116,8 +116,8 @@ func (r *run) eachSegment(ctx context.Context, stream *Scan, segRows int64, host
 // streamed scan, a partition's input), and records their outputs in given.
 func (r *run) runResident(ctx context.Context, n Node, leaf func(Node) bool, given map[Node][]gpu.Column) error {
 	for _, ch := range execChildren(n) {
-		if leaf(ch) {
-			continue // given to each part's run
+		if _, ok := given[ch]; ok || leaf(ch) {
+			continue // given to each part's run (a partitioned join's build side, run before)
 		}
 		if !reads(ch, leaf) {
 			out, err := r.node(ctx, ch)
