@@ -169,14 +169,16 @@ func (x *Executor) partitionJoin(root, j Node, est *estimator, budget int64) (pj
 }
 
 // partitionable reports whether j's inputs can be cut by its first key
-// pair: integer keys (whose values, cast to int64, hash alike on both
-// sides), and no strings in Arrow layout on either side (a column the
-// devices do not copy into host memory).
+// pair: plain integer keys (whose values, cast to int64, hash alike on
+// both sides), and no strings in Arrow layout on either side (a column
+// the devices do not copy into host memory).
 func partitionable(j *Join) bool {
 	lt, rt := j.Left.OutputTypes(), j.Right.OutputTypes()
 	for _, t := range []gpu.Type{lt[j.LeftKeys[0]], rt[j.RightKeys[0]]} {
-		if !t.Kind.IsInteger() || t.Kind == gpu.Date32 {
-			return false
+		switch t.Kind {
+		case gpu.Int8, gpu.Int16, gpu.Int32, gpu.Int64:
+		default:
+			return false // a decimal's cast to int64 rounds, and may overflow
 		}
 	}
 	for _, ts := range [][]gpu.Type{lt, rt} {

@@ -225,3 +225,28 @@ func TestRunResidentSkipsGiven(t *testing.T) {
 		t.Errorf("ran %d scans (v given: %v), want v's alone", src.scans, ok)
 	}
 }
+
+// Joins are cut by plain integer keys only (a decimal's cast to int64
+// rounds and may overflow, a date has no cast to hash), and not when a
+// side holds strings in Arrow layout, which no device copies to host
+// memory.
+func TestPartitionable(t *testing.T) {
+	side := func(types ...gpu.Type) Node { return &Scan{Table: "t", Types: types} }
+	i32, dec := gpu.Type{Kind: gpu.Int32}, gpu.Type{Kind: gpu.Decimal64, Precision: 15}
+	date, str := gpu.Type{Kind: gpu.Date32}, gpu.Type{Kind: gpu.Str}
+	for _, c := range []struct {
+		left, right Node
+		want        bool
+	}{
+		{side(i32), side(i64), true},
+		{side(i64, i64), side(i64), true},
+		{side(dec), side(dec), false},
+		{side(date), side(date), false},
+		{side(i64, str), side(i64), false},
+	} {
+		j := &Join{Left: c.left, Right: c.right, Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}}
+		if got := partitionable(j); got != c.want {
+			t.Errorf("%v joined with %v: partitionable %v, want %v", c.left.OutputTypes(), c.right.OutputTypes(), got, c.want)
+		}
+	}
+}
