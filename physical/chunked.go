@@ -2,7 +2,6 @@ package physical
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -167,40 +166,14 @@ func (r *run) segment(ctx context.Context, stream *Scan, segRows int64, body Nod
 		releases = append(releases, release)
 		r.st.Scan.BytesScanned += gpu.ScanBytes(col) + charBytes(col)
 	}
-	sub := &run{x: r.x, st: r.st, given: map[Node][]gpu.Column{stream: cols}}
-	for n, out := range given {
-		sub.given[n] = out
-	}
-	defer func() {
-		r.pins = append(r.pins, sub.pins...) // the cache's columns stay pinned until the run ends
-		sub.pins = nil
-		sub.releaseAll()
-	}()
+	sub := r.subRun(given)
+	sub.given[stream] = cols
+	defer r.endSubRun(sub)
 	out, err := sub.node(ctx, body)
 	if err != nil {
 		return err
 	}
 	return use(sub, out)
-}
-
-// disown takes out, columns r made, from the columns r frees at its end:
-// the caller owns them.
-func (r *run) disown(out []gpu.Column) error {
-	mine := map[gpu.Column]bool{}
-	for _, col := range out {
-		mine[col] = true
-	}
-	var kept []gpu.Column
-	for _, col := range r.owned {
-		if !mine[col] {
-			kept = append(kept, col)
-		}
-	}
-	if len(r.owned)-len(kept) != len(out) {
-		return errors.New("the body's output is not its own columns")
-	}
-	r.owned = kept
-	return nil
 }
 
 // arraySlice is rows lo to hi of a, sharing its buffers.

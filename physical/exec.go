@@ -2,6 +2,7 @@ package physical
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"os"
@@ -251,6 +252,55 @@ func (r *run) releaseAll() {
 func (r *run) keep(cols []gpu.Column) []gpu.Column {
 	r.owned = append(r.owned, cols...)
 	return cols
+}
+
+// subRun is a run of its own within r, for one part of a node's work,
+// that sees given's outputs; endSubRun frees its intermediates.
+func (r *run) subRun(given map[Node][]gpu.Column) *run {
+	sub := &run{x: r.x, st: r.st, given: map[Node][]gpu.Column{}}
+	for n, out := range r.given {
+		sub.given[n] = out
+	}
+	for n, out := range given {
+		sub.given[n] = out
+	}
+	return sub
+}
+
+func (r *run) endSubRun(sub *run) {
+	r.pins = append(r.pins, sub.pins...) // the cache's columns stay pinned until the run ends
+	sub.pins = nil
+	sub.releaseAll()
+}
+
+// handOver gives the caller out, the output of a body run in r, to own:
+// the columns themselves where r made them all, else copies (a body whose
+// root passes a partition's columns on as they are).
+func (r *run) handOver(ctx context.Context, out []gpu.Column) ([]gpu.Column, error) {
+	if err := r.disown(out); err == nil {
+		return out, nil
+	}
+	return r.x.Dev.Concat(ctx, [][]gpu.Column{out})
+}
+
+// disown takes out, columns r made, from the columns r frees at its end:
+// the caller owns them.
+func (r *run) disown(out []gpu.Column) error {
+	mine := map[gpu.Column]bool{}
+	for _, col := range out {
+		mine[col] = true
+	}
+	var kept []gpu.Column
+	for _, col := range r.owned {
+		if !mine[col] {
+			kept = append(kept, col)
+		}
+	}
+	if len(r.owned)-len(kept) != len(out) {
+		return errors.New("the body's output is not its own columns")
+	}
+	r.owned = kept
+	return nil
 }
 
 // node runs n's inputs, then n itself, timing n's own work. A cancelled

@@ -282,35 +282,6 @@ func (r *run) buildFits(ctx context.Context, p *PartitionedJoin, build [][]gpu.C
 	return r.mergeParts(ctx, p.Body, p.Merge, p.Final, outs, "partitioned join")
 }
 
-// subRun is a run of its own within r, for one part of a node's work,
-// that sees given's outputs; endSubRun frees its intermediates.
-func (r *run) subRun(given map[Node][]gpu.Column) *run {
-	sub := &run{x: r.x, st: r.st, given: map[Node][]gpu.Column{}}
-	for n, out := range r.given {
-		sub.given[n] = out
-	}
-	for n, out := range given {
-		sub.given[n] = out
-	}
-	return sub
-}
-
-func (r *run) endSubRun(sub *run) {
-	r.pins = append(r.pins, sub.pins...) // the cache's columns stay pinned until the run ends
-	sub.pins = nil
-	sub.releaseAll()
-}
-
-// handOver gives the caller out, the output of a body run in r, to own:
-// the columns themselves where r made them all, else copies (a body whose
-// root passes a partition's columns on as they are).
-func (r *run) handOver(ctx context.Context, out []gpu.Column) ([]gpu.Column, error) {
-	if err := r.disown(out); err == nil {
-		return out, nil
-	}
-	return r.x.Dev.Concat(ctx, [][]gpu.Column{out})
-}
-
 // runSide runs side's input, whole or a segment of its streamed scan at
 // a time, in a run of its own whose intermediates go when it ends, and
 // hands use each output.
