@@ -87,12 +87,15 @@ func cmdBench(ctx context.Context, args []string) error {
 			bandwidth = bw
 			fmt.Fprintf(&b, "- measured device copy bandwidth: %.0f GB/s (read + write), the floor's divisor\n", bw/1e9)
 		}
+		if up, err := d.MeasureUploadBandwidth(); err == nil {
+			fmt.Fprintf(&b, "- measured pinned upload bandwidth: %.1f GB/s (as rigel doctor), what the link GB/s column compares with\n", up/1e9)
+		}
 	}
 	fmt.Fprintf(&b, "- %d hot runs per query, median, once the device's background compiles are done; cold = first run with the column cache empty (its columns from the column store where it kept them, else from DuckDB: see the line under the table)\n\n", *runs)
 	b.WriteString("- rigel hot reuses the statement's plan (a read-only database caches plans); plan ms is the first run's planning: DuckDB's optimizer, its plan to Substrait, translation\n")
 	b.WriteString("- exec: rigel's execution of the plan, download of the result included; kernel: GPU time from CUDA events, in one more hot run (timing kernels costs host time on every launch, so the timed runs do not); launches and host waits (their ms): kernels launched, and the times the host stopped to wait for the device (a row count, a status word, the result); time by operator: the share of exec\n\n")
-	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | plan ms | rigel hot ms | speedup | exec ms | kernel ms | launches | host waits (ms) | GB read | MB from host (hot) | floor ms | exec / floor | time by operator | result |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | plan ms | rigel hot ms | speedup | exec ms | kernel ms | launches | host waits (ms) | GB read | MB from host (hot) | link GB/s (hot) | floor ms | exec / floor | time by operator | result |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprint(os.Stderr, b.String())
 	flushed := b.Len()
 	failed := 0
@@ -109,7 +112,7 @@ func cmdBench(ctx context.Context, args []string) error {
 			// One query's failure is reported in its row; the others
 			// still run, so that a long benchmark is not lost to one.
 			failed++
-			row = errorRow(11, err)
+			row = errorRow(12, err)
 		}
 		fmt.Fprintf(&b, "| %s %s\n", q.name, row)
 		fmt.Fprint(os.Stderr, b.String()[flushed:])
@@ -306,7 +309,7 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 		where += " (" + oneLine(last.Reason) + ")"
 	}
 	speedup := float64(median(duck)) / float64(median(hot))
-	bytes, fromHost, floor, ratio, kms := "-", "-", "-", "-", "-"
+	bytes, fromHost, link, floor, ratio, kms := "-", "-", "-", "-", "-", "-"
 	launches, waits := "-", "-"
 	if len(kernel) > 0 {
 		kms = ms(median(kernel))
@@ -320,7 +323,13 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 		// Table bytes the last hot run read from DuckDB or streamed from
 		// host memory (a scan a segment at a time under a device budget):
 		// 0 when the device column cache served every scan.
-		fromHost = fmt.Sprintf("%.1f", float64(last.Stats.Scan.BytesFromHost+last.Stats.Scan.BytesStreamed)/1e6)
+		host := last.Stats.Scan.BytesFromHost + last.Stats.Scan.BytesStreamed
+		fromHost = fmt.Sprintf("%.1f", float64(host)/1e6)
+		if host > 0 && last.Stats.ExecNanos > 0 {
+			// Over the whole execution, kernels included: the link's rate
+			// while it copies is at least this.
+			link = fmt.Sprintf("%.1f", float64(host)/float64(last.Stats.ExecNanos))
+		}
 		if bandwidth > 0 {
 			// The copy bandwidth counts bytes read plus written; a query
 			// only reads, so its floor is read bytes over that rate.
@@ -333,8 +342,8 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 	if last.Stats != nil {
 		shares = opShares(last.Stats)
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %.1fx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
-		where, ms(median(duck)), ms(cold), ms(planNanos), ms(median(hot)), speedup, ms(median(exec)), kms, launches, waits, bytes, fromHost, floor, ratio, shares, verdict), nil
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %.1fx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+		where, ms(median(duck)), ms(cold), ms(planNanos), ms(median(hot)), speedup, ms(median(exec)), kms, launches, waits, bytes, fromHost, link, floor, ratio, shares, verdict), nil
 }
 
 // opShares renders the share of execution time per operator kind.
