@@ -300,14 +300,10 @@ func (d *Device) unpack(c *column) error {
 // unpackRows writes c's first n rows plain into a new buffer of c.n rows.
 func (d *Device) unpackRows(c *column, n int) (uint64, error) {
 	w := c.t.Kind.Width()
-	what := fmt.Sprintf("%s column of %d rows unpacked", c.t, c.n)
 	// From where the column's own buffers come, where freeColumn returns
 	// them: the pool for a restored segment (spill.go).
-	alloc, free := d.allocDirect, d.freeDirect
-	if c.pooled {
-		alloc, free = d.pool.get, d.pool.put
-	}
-	data, err := alloc(int64(c.n*w), what)
+	alloc, free := d.buffersOf(c)
+	data, err := alloc(int64(c.n*w), fmt.Sprintf("%s column of %d rows unpacked", c.t, c.n))
 	if err != nil || n == 0 {
 		return data, err
 	}
@@ -325,11 +321,8 @@ func (d *Device) freePacked(c *column) {
 		return
 	}
 	if c.pack.words != 0 {
-		if c.pooled { // a restored segment (spill.go)
-			d.pool.put(c.pack.words)
-		} else {
-			d.freeDirect(c.pack.words)
-		}
+		_, free := d.buffersOf(c) // the pool for a restored segment (spill.go)
+		free(c.pack.words)
 	}
 	c.pack = nil
 }

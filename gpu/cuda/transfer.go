@@ -241,18 +241,13 @@ func (d *Device) place(h *hostColumn, pooled bool) (*column, error) {
 		c.dict.Retain() // the column's own reference, released by freeColumn
 	}
 	what := fmt.Sprintf("%s column of %d rows", h.t, h.n)
-	alloc := func(n int64) (uint64, error) {
-		if pooled {
-			return d.pool.get(n, what)
-		}
-		return d.allocDirect(n, what)
-	}
+	alloc, _ := d.buffersOf(c)
 	var err error
-	if c.data, err = alloc(int64(h.n * h.t.Kind.Width())); err == nil {
+	if c.data, err = alloc(int64(h.n*h.t.Kind.Width()), what); err == nil {
 		err = d.copyIn(c.data, h.data, what)
 	}
 	if err == nil && h.valid != nil {
-		if c.valid, err = alloc(int64(h.n)); err == nil {
+		if c.valid, err = alloc(int64(h.n), what); err == nil {
 			err = d.copyIn(c.valid, h.valid, what+" validity")
 		}
 	}
@@ -263,18 +258,24 @@ func (d *Device) place(h *hostColumn, pooled bool) (*column, error) {
 	return c, nil
 }
 
+// buffersOf is where c's buffers come from and go back to: the pool for
+// a pooled column (intermediates, restored segments), else allocations of
+// their own. d.mu held.
+func (d *Device) buffersOf(c *column) (alloc func(n int64, what string) (uint64, error), free func(p uint64)) {
+	if c.pooled {
+		return d.pool.get, d.pool.put
+	}
+	return d.allocDirect, d.freeDirect
+}
+
 // freeColumn frees a column's buffers and its dictionary reference, with
 // d.mu held. A column holds one dictionary reference from its creation.
 func (d *Device) freeColumn(c *column) {
 	c.freed.Store(true)
+	_, free := d.buffersOf(c)
 	for _, p := range []uint64{c.data, c.valid} {
-		if p == 0 {
-			continue
-		}
-		if c.pooled {
-			d.pool.put(p)
-		} else {
-			d.freeDirect(p)
+		if p != 0 {
+			free(p)
 		}
 	}
 	if c.dict != nil {
