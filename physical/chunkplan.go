@@ -2,6 +2,7 @@ package physical
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/rigel-db/rigel/gpu"
@@ -70,27 +71,13 @@ func (x *Executor) PlanChunks(ctx context.Context, root Node) Node {
 	if budget <= 0 || !ok {
 		return root
 	}
-	rows := map[*Scan]int64{}
-	var scans []*Scan
-	sideStreams := map[*Scan]bool{} // streamed by a partitioned join already
+	rows, scans := scanRows(ctx, rc, root)
 	walkPlan(root, func(n Node) {
 		if slot, ok := n.(*PartitionSlot); ok && slot.side.Stream != nil {
-			sideStreams[slot.side.Stream] = true
+			delete(rows, slot.side.Stream) // streamed by a partitioned join already
 		}
 	})
-	walkPlan(root, func(n Node) {
-		s, ok := n.(*Scan)
-		if !ok || rows[s] > 0 || len(s.Columns) == 0 || sideStreams[s] {
-			return
-		}
-		// A table the source cannot count (a client's temporary table)
-		// is left out of the estimate: the plan's scans fail, or not,
-		// with their own errors when it runs.
-		if nr, err := rc.Rows(ctx, s.Table); err == nil && nr > 0 {
-			rows[s] = nr
-			scans = append(scans, s)
-		}
-	})
+	scans = slices.DeleteFunc(scans, func(s *Scan) bool { return rows[s] == 0 })
 	resident := func(s *Scan) int64 { return rows[s] * scanRowBytes(s) }
 	var total int64
 	for _, s := range scans {
@@ -144,9 +131,34 @@ func stringsTooLong(s *Scan, rows int64) bool {
 	return scansStr(s) && rows*strLimitRowGuess > 1<<31-1
 }
 
+// scanRows counts the rows of root's scans' tables, and lists those
+// scans in the plan's order. A table the source cannot count (a client's
+// temporary table) is left out of the estimates: the plan's scans fail,
+// or not, with their own errors when it runs.
+func scanRows(ctx context.Context, rc RowCounter, root Node) (map[*Scan]int64, []*Scan) {
+	rows := map[*Scan]int64{}
+	var scans []*Scan
+	walkPlan(root, func(n Node) {
+		s, ok := n.(*Scan)
+		if !ok || rows[s] > 0 || len(s.Columns) == 0 {
+			return
+		}
+		if nr, err := rc.Rows(ctx, s.Table); err == nil && nr > 0 {
+			rows[s] = nr
+			scans = append(scans, s)
+		}
+	})
+	return rows, scans
+}
+
 // scansStr reports whether s reads a string column in Arrow layout.
-func scansStr(s *Scan) bool {
-	for _, t := range s.Types {
+func scansStr(s *Scan) bool { return holdsStr(s.Types) }
+
+// holdsStr reports whether a column of types holds strings in Arrow
+// layout: a column whose characters are each part's own (no device copies
+// it to host memory, no merge puts two parts' together).
+func holdsStr(types []gpu.Type) bool {
+	for _, t := range types {
 		if t.Kind == gpu.Str {
 			return true
 		}

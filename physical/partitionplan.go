@@ -50,14 +50,8 @@ func (x *Executor) PlanPartitions(ctx context.Context, root Node) Node {
 	if _, spills := x.Dev.(gpu.Spiller); budget <= 0 || !ok || !spills {
 		return root
 	}
-	est := &estimator{rows: map[*Scan]int64{}}
-	walkPlan(root, func(n Node) {
-		if s, ok := n.(*Scan); ok && len(s.Columns) > 0 {
-			if nr, err := rc.Rows(ctx, s.Table); err == nil && nr > 0 {
-				est.rows[s] = nr
-			}
-		}
-	})
+	rows, _ := scanRows(ctx, rc, root)
+	est := &estimator{rows: rows}
 	var joins []Node
 	walkPlan(root, func(n Node) {
 		if joinOf(n) != nil {
@@ -181,14 +175,7 @@ func partitionable(j *Join) bool {
 			return false // a decimal's cast to int64 rounds, and may overflow
 		}
 	}
-	for _, ts := range [][]gpu.Type{lt, rt} {
-		for _, t := range ts {
-			if t.Kind == gpu.Str {
-				return false
-			}
-		}
-	}
-	return true
+	return !holdsStr(lt) && !holdsStr(rt)
 }
 
 // planTrace is a plan's nodes' parents and how many times each is
@@ -412,10 +399,8 @@ func partitionHash(x *gpu.Expr) *gpu.Expr {
 // aggregate that does not merge so, strings in Arrow layout (each part's
 // characters are its own).
 func meetMerge(body Node, concat bool) (merge, final *gpu.Pipeline, ok bool) {
-	for _, t := range body.OutputTypes() {
-		if t.Kind == gpu.Str {
-			return nil, nil, false
-		}
+	if holdsStr(body.OutputTypes()) {
+		return nil, nil, false
 	}
 	var p *gpu.Pipeline
 	switch x := body.(type) {
