@@ -255,21 +255,13 @@ func (r *run) buildFits(ctx context.Context, p *PartitionedJoin, build [][]gpu.C
 		}
 		return r.keep(out), nil
 	}
-	host, err := r.x.Cache.hostColumns(ctx, r.x.Source, probe.Stream, probe.SegmentRows)
-	if err != nil {
-		return nil, err
-	}
-	defer r.x.Cache.unpinHost(host)
-	if err := r.runResident(ctx, p.Body, func(n Node) bool { return n == Node(probe.Stream) }, given); err != nil {
-		return nil, err
-	}
 	var outs [][]gpu.Column
 	defer func() {
 		for _, cols := range outs {
 			releaseColumns(cols)
 		}
 	}()
-	err = r.eachSegment(ctx, probe.Stream, probe.SegmentRows, host, p.Body, given, func(sub *run, out []gpu.Column) error {
+	err := r.streamSegments(ctx, probe.Stream, probe.SegmentRows, p.Body, given, func(sub *run, out []gpu.Column) error {
 		out, err := sub.handOver(ctx, out)
 		if err == nil {
 			outs = append(outs, out)
@@ -295,16 +287,22 @@ func (r *run) runSide(ctx context.Context, side *PartitionSide, use func(sub *ru
 		}
 		return use(sub, out)
 	}
-	host, err := r.x.Cache.hostColumns(ctx, r.x.Source, side.Stream, side.SegmentRows)
+	return sub.streamSegments(ctx, side.Stream, side.SegmentRows, side.Input, map[Node][]gpu.Column{}, use)
+}
+
+// streamSegments runs body over stream a segment at a time: stream's
+// columns held on the host, the subtrees of body that do not read it run
+// once first (their outputs added to given), then eachSegment.
+func (r *run) streamSegments(ctx context.Context, stream *Scan, segRows int64, body Node, given map[Node][]gpu.Column, use func(sub *run, out []gpu.Column) error) error {
+	host, err := r.x.Cache.hostColumns(ctx, r.x.Source, stream, segRows)
 	if err != nil {
 		return err
 	}
 	defer r.x.Cache.unpinHost(host)
-	given := map[Node][]gpu.Column{}
-	if err := sub.runResident(ctx, side.Input, func(n Node) bool { return n == Node(side.Stream) }, given); err != nil {
+	if err := r.runResident(ctx, body, func(n Node) bool { return n == Node(stream) }, given); err != nil {
 		return err
 	}
-	return sub.eachSegment(ctx, side.Stream, side.SegmentRows, host, side.Input, given, use)
+	return r.eachSegment(ctx, stream, segRows, host, body, given, use)
 }
 
 // sideOutput is a side's output, its runs' parts kept on the device
