@@ -584,8 +584,9 @@ func (e *Engine) devicePlan(ctx context.Context, root physical.Node) (physical.N
 // (bytes, 0: the device's own): half of it holds cached table columns,
 // and a plan whose tables would not fit beside each other streams its
 // largest scans through the device a segment at a time (physical's
-// Chunked). Plans prepared before keep their choices: call it before the
-// first query.
+// Chunked) and runs a join whose build side would not fit a partition at
+// a time (physical's PartitionedJoin). Plans prepared before keep their
+// choices: call it before the first query.
 func (e *Engine) SetDeviceMemory(bytes int64) error {
 	if bytes < 0 {
 		return fmt.Errorf("device memory must not be negative, got %d", bytes)

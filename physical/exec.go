@@ -29,8 +29,9 @@ type Executor struct {
 	// allows none.
 	Files ipcfiles.Access
 	// DeviceMemory is the device memory a plan may use (bytes; 0: the
-	// device's own, gpu.Info.TotalMemory): PlanChunks streams the tables
-	// of a plan that would not fit in it (chunkplan.go).
+	// device's own, gpu.Info.TotalMemory): PlanPartitions partitions the
+	// joins and PlanChunks streams the tables of a plan that would not
+	// fit in it (partitionplan.go, chunkplan.go).
 	DeviceMemory int64
 
 	foreseeState // the plans whose kernels were foreseen (precompile.go)
@@ -234,9 +235,9 @@ type run struct {
 	pins []*cacheEntry
 	// scanned are the scans loaded before the run (precompile.go).
 	scanned map[*Scan][]gpu.Column
-	// given are nodes whose output a Chunked node's run gives a
-	// segment's run (chunked.go): the streamed scan's segment, and the
-	// subtrees run once for every segment.
+	// given are nodes whose output the run of a part of a node's work is
+	// given (subRun): a streamed scan's segment, a partition of a join's
+	// side, and the subtrees run once for every part.
 	given map[Node][]gpu.Column
 }
 

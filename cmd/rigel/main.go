@@ -32,7 +32,8 @@ usage:
 
 --device host takes --host-memory SIZE (its memory budget; default a quarter of the machine's).
 --device-memory SIZE bounds the device memory queries use (default all of it): a query whose
-tables do not fit streams its largest ones through the device a segment at a time.
+tables do not fit streams its largest ones through the device a segment at a time, and a join
+whose build side does not fit runs a partition at a time.
 Status lines go to stderr; results to stdout.
 `
 

@@ -28,7 +28,8 @@ type config struct {
 // rigel_device (auto, cuda, host, duckdb; default $RIGEL_DEVICE, else auto),
 // rigel_cache_size (bytes, or with a unit: 512MB, 4GB, 1GiB) and
 // rigel_device_memory (a size: the device memory plans may use; a plan
-// whose tables do not fit streams them, physical's Chunked).
+// whose tables do not fit streams them, physical's Chunked, and
+// partitions its joins, physical's PartitionedJoin).
 func parseDSN(dsn string) (config, error) {
 	cfg := config{device: "auto"}
 	if env := os.Getenv("RIGEL_DEVICE"); env != "" {
