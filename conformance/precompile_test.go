@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rigel-db/rigel/conformance/tpch"
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/gpu/host"
 )
@@ -88,46 +87,40 @@ func TestForesightCoversTPCH(t *testing.T) {
 	dev := &foreseeingDevice{Device: host.New()}
 	eng := openEngine(t, dev)
 	ctx := context.Background()
-	for n := 1; n <= 22; n++ {
-		t.Run(fmt.Sprintf("Q%02d", n), func(t *testing.T) {
-			q, err := tpch.Query(n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dev.foreseen, dev.made = nil, nil
-			res, err := eng.Query(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Release()
-			if len(dev.made) == 0 {
-				t.Fatal("the run made no fused-kernel call")
-			}
-			unforeseen := 0
-			for _, m := range dev.made {
-				found := false
-				for _, f := range dev.foreseen {
-					if sameKernels(f, m) {
-						found = true
-						break
-					}
-				}
-				if !found {
-					unforeseen++
-					t.Errorf("not foreseen: %s", describeCall(m))
+	eachTPCHQuery(t, func(t *testing.T, n int, q string) {
+		dev.foreseen, dev.made = nil, nil
+		res, err := eng.Query(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Release()
+		if len(dev.made) == 0 {
+			t.Fatal("the run made no fused-kernel call")
+		}
+		unforeseen := 0
+		for _, m := range dev.made {
+			found := false
+			for _, f := range dev.foreseen {
+				if sameKernels(f, m) {
+					found = true
+					break
 				}
 			}
-			t.Logf("%d calls made, %d foreseen", len(dev.made), len(dev.foreseen))
+			if !found {
+				unforeseen++
+				t.Errorf("not foreseen: %s", describeCall(m))
+			}
+		}
+		t.Logf("%d calls made, %d foreseen", len(dev.made), len(dev.foreseen))
 
-			dev.foreseen = nil
-			res, err = eng.Query(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Release()
-			if len(dev.foreseen) != 0 {
-				t.Fatalf("the second run of the plan foresaw %d calls again", len(dev.foreseen))
-			}
-		})
-	}
+		dev.foreseen = nil
+		res, err = eng.Query(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Release()
+		if len(dev.foreseen) != 0 {
+			t.Fatalf("the second run of the plan foresaw %d calls again", len(dev.foreseen))
+		}
+	})
 }

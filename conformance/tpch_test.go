@@ -82,15 +82,23 @@ func openEngine(t *testing.T, dev gpu.Device) *duckdbbridge.Engine {
 // DuckDB: each must run whole on the device (no fallback) and give DuckDB's
 // answer.
 func checkTPCH(t *testing.T, eng *duckdbbridge.Engine, want duckdbbridge.Where) {
+	eachTPCHQuery(t, func(t *testing.T, n int, q string) {
+		if where, reason := answerLikeDuckDB(t, eng, q); where != want {
+			t.Fatalf("ran on %s, want %s: %s", where, want, reason)
+		}
+	})
+}
+
+// eachTPCHQuery runs check as a subtest for each TPC-H query, Q01 to Q22,
+// with its number and SQL.
+func eachTPCHQuery(t *testing.T, check func(t *testing.T, n int, q string)) {
 	for n := 1; n <= 22; n++ {
 		t.Run(fmt.Sprintf("Q%02d", n), func(t *testing.T) {
 			q, err := tpch.Query(n)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if where, reason := answerLikeDuckDB(t, eng, q); where != want {
-				t.Fatalf("ran on %s, want %s: %s", where, want, reason)
-			}
+			check(t, n, q)
 		})
 	}
 }
@@ -203,27 +211,21 @@ func TestTPCHHostStreamed(t *testing.T) {
 	}
 	streamed := map[int]bool{1: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true, 12: true, 14: true, 15: true, 17: true, 19: true, 20: true, 21: true}
 	ctx := context.Background()
-	for n := 1; n <= 22; n++ {
-		t.Run(fmt.Sprintf("Q%02d", n), func(t *testing.T) {
-			q, err := tpch.Query(n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan, err := eng.Explain(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A scan streams under a Chunked node, or in a side of a
-			// partitioned join.
-			streams := strings.Contains(plan, "Chunked scan of") || strings.Contains(plan, " streamed in ")
-			if streamed[n] && !streams {
-				t.Fatalf("the plan streams no scan:\n%s", plan)
-			}
-			if where, reason := answerLikeDuckDB(t, eng, q); streamed[n] && where != duckdbbridge.OnHost {
-				t.Fatalf("ran on %s, want the host device: %s", where, reason)
-			}
-		})
-	}
+	eachTPCHQuery(t, func(t *testing.T, n int, q string) {
+		plan, err := eng.Explain(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A scan streams under a Chunked node, or in a side of a
+		// partitioned join.
+		streams := strings.Contains(plan, "Chunked scan of") || strings.Contains(plan, " streamed in ")
+		if streamed[n] && !streams {
+			t.Fatalf("the plan streams no scan:\n%s", plan)
+		}
+		if where, reason := answerLikeDuckDB(t, eng, q); streamed[n] && where != duckdbbridge.OnHost {
+			t.Fatalf("ran on %s, want the host device: %s", where, reason)
+		}
+	})
 	// The device memory a streamed Q1 holds at its peak, against the same
 	// query resident on a device of its own.
 	q1, err := tpch.Query(1)
@@ -275,37 +277,35 @@ func TestTPCHCudaPartitioned(t *testing.T) {
 	checkTPCHPartitioned(t, streamingEngine(t, cudaDevice(t), 8<<20), duckdbbridge.OnGPU)
 }
 
+// ranInPartitions is EXPLAIN ANALYZE's word for a partitioned join that
+// ran in more than one partition.
+var ranInPartitions = regexp.MustCompile(`ran in \d+ partitions`)
+
 func checkTPCHPartitioned(t *testing.T, eng *duckdbbridge.Engine, want duckdbbridge.Where) {
 	partitioned := map[int]bool{3: true, 5: true, 7: true, 9: true, 13: true}
 	fits := map[int]bool{4: true, 8: true, 17: true, 20: true, 21: true}
 	ctx := context.Background()
-	for n := 1; n <= 22; n++ {
-		t.Run(fmt.Sprintf("Q%02d", n), func(t *testing.T) {
-			q, err := tpch.Query(n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if where, reason := answerLikeDuckDB(t, eng, q); where != want && (n != 18 || want != duckdbbridge.OnHost) {
-				t.Fatalf("ran on %s, want %s: %s", where, want, reason)
-			}
-			if !partitioned[n] && !fits[n] {
-				return
-			}
-			plan, err := eng.ExplainAnalyze(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(plan, "PartitionedJoin in") {
-				t.Fatalf("no partitioned join in the plan:\n%s", plan)
-			}
-			if ran := regexp.MustCompile(`ran in (\d+) partitions`).FindStringSubmatch(plan); partitioned[n] && ran == nil {
-				t.Fatalf("the join ran in one partition, want more:\n%s", plan)
-			}
-			if fits[n] && !strings.Contains(plan, "build side fit whole") {
-				t.Fatalf("the join's build side did not fit whole:\n%s", plan)
-			}
-		})
-	}
+	eachTPCHQuery(t, func(t *testing.T, n int, q string) {
+		if where, reason := answerLikeDuckDB(t, eng, q); where != want && (n != 18 || want != duckdbbridge.OnHost) {
+			t.Fatalf("ran on %s, want %s: %s", where, want, reason)
+		}
+		if !partitioned[n] && !fits[n] {
+			return
+		}
+		plan, err := eng.ExplainAnalyze(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "PartitionedJoin in") {
+			t.Fatalf("no partitioned join in the plan:\n%s", plan)
+		}
+		if partitioned[n] && !ranInPartitions.MatchString(plan) {
+			t.Fatalf("the join ran in one partition, want more:\n%s", plan)
+		}
+		if fits[n] && !strings.Contains(plan, "build side fit whole") {
+			t.Fatalf("the join's build side did not fit whole:\n%s", plan)
+		}
+	})
 }
 
 // partitionedJoinQueries join orders and lineitem by every join type the
@@ -353,7 +353,7 @@ func checkPartitionedJoinTypes(t *testing.T, eng *duckdbbridge.Engine, want duck
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !regexp.MustCompile(`ran in \d+ partitions`).MatchString(plan) {
+			if !ranInPartitions.MatchString(plan) {
 				t.Fatalf("no join ran in more than one partition:\n%s", plan)
 			}
 		})
