@@ -7,7 +7,6 @@ import (
 
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu"
-	"github.com/rigel-db/rigel/gpu/cuda"
 	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
@@ -22,11 +21,7 @@ import (
 func TestJoinShapes(t *testing.T) { checkJoinShapes(t, host.New(), duckdbbridge.OnHost) }
 
 func TestJoinShapesCuda(t *testing.T) {
-	dev, err := cuda.Open()
-	if err != nil {
-		t.Skipf("SKIP: no GPU: %v", err)
-	}
-	defer dev.Close()
+	dev := cudaDevice(t)
 	checkJoinShapes(t, dev, duckdbbridge.OnGPU)
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/rigel-db/rigel/conformance/tpch"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu"
-	"github.com/rigel-db/rigel/gpu/cuda"
 	"github.com/rigel-db/rigel/gpu/host"
 )
 
@@ -21,11 +20,7 @@ import (
 // every query must give back all it allocated. Each query must run on the
 // GPU (a fallback would allocate nothing and hide a leak).
 func TestCudaNoLeak(t *testing.T) {
-	dev, err := cuda.Open()
-	if err != nil {
-		t.Skipf("SKIP: no GPU: %v", err)
-	}
-	defer dev.Close()
+	dev := cudaDevice(t)
 	checkNoLeak(t, openEngine(t, dev), dev, leakQueries(t), duckdbbridge.OnGPU)
 }
 
@@ -85,26 +80,6 @@ func leakQueries(t *testing.T) int {
 		t.Fatalf("RIGEL_LEAK_QUERIES=%q: want a number >= 44", s)
 	}
 	return n
-}
-
-// hostDevice is a host device of memory bytes.
-func hostDevice(t *testing.T, memory int64) *host.Device {
-	dev, err := host.NewWithOptions(host.Options{MemoryLimit: memory})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dev
-}
-
-// cudaDevice is the GPU, closed when the test ends; the test is skipped
-// without one.
-func cudaDevice(t *testing.T) *cuda.Device {
-	dev, err := cuda.Open()
-	if err != nil {
-		t.Skipf("SKIP: no GPU: %v", err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	return dev
 }
 
 // streamingEngine is an engine on dev whose plans stream under a device

@@ -8,7 +8,6 @@ import (
 	"github.com/rigel-db/rigel/conformance/tpch"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu"
-	"github.com/rigel-db/rigel/gpu/cuda"
 	"github.com/rigel-db/rigel/gpu/host"
 	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
@@ -22,11 +21,7 @@ import (
 func TestTPCHArrowStrings(t *testing.T) { checkArrowStrings(t, host.New(), duckdbbridge.OnHost) }
 
 func TestTPCHArrowStringsCuda(t *testing.T) {
-	dev, err := cuda.Open()
-	if err != nil {
-		t.Skipf("SKIP: no GPU: %v", err)
-	}
-	defer dev.Close()
+	dev := cudaDevice(t)
 	checkArrowStrings(t, dev, duckdbbridge.OnGPU)
 }
 

@@ -78,6 +78,26 @@ func openEngine(t *testing.T, dev gpu.Device) *duckdbbridge.Engine {
 	return duckdbbridge.NewEngine(db, path, dev, "no device")
 }
 
+// hostDevice is a host device of memory bytes.
+func hostDevice(t *testing.T, memory int64) *host.Device {
+	dev, err := host.NewWithOptions(host.Options{MemoryLimit: memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dev
+}
+
+// cudaDevice is the GPU, closed when the test ends; the test is skipped
+// without one.
+func cudaDevice(t *testing.T) *cuda.Device {
+	dev, err := cuda.Open()
+	if err != nil {
+		t.Skipf("SKIP: no GPU: %v", err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	return dev
+}
+
 // checkTPCH runs every TPC-H query through the engine and compares it with
 // DuckDB: each must run whole on the device (no fallback) and give DuckDB's
 // answer.
@@ -140,11 +160,7 @@ func TestTPCHHostInSegments(t *testing.T) {
 }
 
 func TestTPCHCudaInSegments(t *testing.T) {
-	dev, err := cuda.Open()
-	if err != nil {
-		t.Skipf("SKIP: no GPU: %v", err)
-	}
-	defer dev.Close()
+	dev := cudaDevice(t)
 	t.Setenv("RIGEL_LOAD_SEGMENT_ROWS", "100000")
 	t.Setenv("RIGEL_COLUMN_STORE", "off")
 	checkTPCH(t, openEngine(t, dev), duckdbbridge.OnGPU)
@@ -165,11 +181,7 @@ func TestTPCHProgram(t *testing.T) {
 }
 
 func TestTPCHCuda(t *testing.T) {
-	dev, err := cuda.Open()
-	if err != nil {
-		t.Skipf("SKIP: no GPU: %v", err)
-	}
-	defer dev.Close()
+	dev := cudaDevice(t)
 	checkTPCH(t, openEngine(t, dev), duckdbbridge.OnGPU)
 }
 
