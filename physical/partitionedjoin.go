@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/rigel-db/rigel/gpu"
 )
@@ -50,6 +51,27 @@ type PartitionSide struct {
 	Rows        int64
 	Slot        *PartitionSlot
 	left        bool
+	// cuts are the pipelines that cut the side, by partition count, made
+	// once: the device remembers a pipeline's generated source by the
+	// pipeline (gpu/cuda's srcmemo.go), and new ones every run would
+	// generate their sources again and push others out of its memo.
+	mu   sync.Mutex
+	cuts map[int]*partitionCut
+}
+
+// cut is the cut of the side into parts partitions.
+func (s *PartitionSide) cut(parts int) *partitionCut {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.cuts[parts]
+	if c == nil {
+		c = newPartitionCut(s.Input.OutputTypes(), s.Key, parts)
+		if s.cuts == nil {
+			s.cuts = map[int]*partitionCut{}
+		}
+		s.cuts[parts] = c
+	}
+	return c
 }
 
 // PartitionSlot is a leaf of a PartitionedJoin's Body: one partition of
@@ -141,7 +163,7 @@ func (r *run) partitionedJoin(ctx context.Context, p *PartitionedJoin) ([]gpu.Co
 	ns.Partitions = parts
 	build := newPartitionPieces(parts)
 	defer build.release()
-	pc := newPartitionCut(p.Sides[1].Input.OutputTypes(), p.Sides[1].Key, parts)
+	pc := p.Sides[1].cut(parts)
 	for i, piece := range out.host {
 		cols, err := restoreColumns(ctx, sp, piece)
 		if err != nil {
@@ -164,7 +186,7 @@ func (r *run) partitionedJoin(ctx context.Context, p *PartitionedJoin) ([]gpu.Co
 	}
 	probe := newPartitionPieces(parts)
 	defer probe.release()
-	pc = newPartitionCut(p.Sides[0].Input.OutputTypes(), p.Sides[0].Key, parts)
+	pc = p.Sides[0].cut(parts)
 	if err := r.runSide(ctx, p.Sides[0], func(_ *run, out []gpu.Column) error {
 		return probe.cut(ctx, r.x.Dev, sp, pc, out)
 	}); err != nil {

@@ -301,8 +301,8 @@ func (e *estimator) outRows(n Node) int64 {
 		}
 		return e.outRows(x.Input)
 	case *Sort:
-		if rows := e.outRows(x.Input); x.Limit > 0 && rows > int64(x.Limit) {
-			return int64(x.Limit)
+		if rows := e.outRows(x.Input); x.Limit > 0 {
+			return min(rows, int64(x.Limit))
 		} else {
 			return rows
 		}
