@@ -24,9 +24,9 @@ import (
 //     left, semi, anti and single joins, the right side of inner and
 //     right joins): the other side runs once and stays on the device.
 //
-// The aggregate (or sort) is where the segments' results meet, and they
-// must not hold strings in Arrow layout (each segment's characters are
-// its own). Where no scan can stream the plan runs resident as before,
+// The aggregate (or sort) is where the segments' results meet; strings in
+// Arrow layout may reach it only from the sides that run once, not from
+// the streamed scan (each segment's characters are its own). Where no scan can stream the plan runs resident as before,
 // and the device's memory decides.
 
 // residentShare: a plan's tables may take this part of the budget
@@ -291,7 +291,7 @@ func (t JoinType) streamsSide(left bool) bool {
 // plan fills in how c's segments' results meet; false when they cannot
 // (meetMerge).
 func (c *Chunked) plan() bool {
-	merge, final, ok := meetMerge(c.Body, false)
+	merge, final, ok := meetMerge(c.Body, false, !scansStr(c.Stream))
 	c.Merge, c.Final = merge, final
 	return ok
 }

@@ -140,3 +140,41 @@ func TestSegmentRowsFor(t *testing.T) {
 		}
 	}
 }
+
+// Strings in Arrow layout may reach the aggregate where the segments meet
+// when they come from a side that runs once (TPC-H Q10 groups lineitem's
+// revenue by customer's names and comments): every segment's groups are
+// views of that side's upload, which the devices put together. When the
+// streamed scan reads strings as well, nothing tells whose the grouped
+// ones are, and nothing streams.
+func TestChunkedGroupsByOtherSidesStrings(t *testing.T) {
+	str := gpu.Type{Kind: gpu.Str}
+	plan := func(ordersStr bool) (Node, *Scan) {
+		customer := &Scan{Table: "customer", Columns: []string{"c_custkey", "c_name"}, Types: []gpu.Type{i64, str}}
+		orders := &Scan{Table: "orders", Columns: []string{"o_custkey", "o_total"}, Types: []gpu.Type{i64, i64}}
+		var probe Node = orders
+		if ordersStr {
+			orders.Columns, orders.Types = append(orders.Columns, "o_comment"), append(orders.Types, str)
+			probe = &Pipeline{Input: orders, Pipe: &gpu.Pipeline{Inputs: orders.Types, Sink: gpu.SinkMaterialize,
+				Filter:  gpu.Call(gpu.OpStrPred, gpu.Type{Kind: gpu.Bool}, gpu.Col(2, str)),
+				Project: []*gpu.Expr{gpu.Col(0, i64), gpu.Col(1, i64)}}}
+		}
+		join := &Join{Left: probe, Right: customer, Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}}
+		in := join.OutputTypes() // o_custkey, o_total, c_custkey, c_name
+		sum := gpu.Type{Kind: gpu.Decimal128, Precision: 38, Nullable: true}
+		return &Pipeline{Input: join, Pipe: &gpu.Pipeline{Inputs: in, Sink: gpu.SinkAggregate,
+			Project: []*gpu.Expr{gpu.Col(2, i64), gpu.Col(3, str), gpu.Col(1, i64)}, Keys: []int{0, 1},
+			Aggs: []gpu.Agg{{Kind: gpu.AggSum, Arg: 2, Type: sum}}}}, orders
+	}
+	ctx := context.Background()
+	x := &Executor{Dev: host.New(), Source: plannedSource{"customer": 1 << 16, "orders": 1 << 24}, DeviceMemory: 256 << 20}
+	root, orders := plan(false)
+	c, ok := x.PlanChunks(ctx, root).(*Chunked)
+	if !ok || c.Stream != orders || c.Merge == nil {
+		t.Fatalf("grouped by customer's strings, orders without: got %s, want orders streamed to a merged aggregate", Explain(x.PlanChunks(ctx, root), "host"))
+	}
+	root, _ = plan(true)
+	if got := x.PlanChunks(ctx, root); got != root {
+		t.Errorf("orders reads strings too: got %s, want the plan resident", Explain(got, "host"))
+	}
+}

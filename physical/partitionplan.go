@@ -122,8 +122,9 @@ func (x *Executor) partitionJoin(root, j Node, est *estimator, budget int64) (pj
 	if top == nil {
 		return nil, nil, nil
 	}
-	if _, _, meets := meetMerge(top, false); meets && jn.Type.streamsSide(false) && left*hashTableShare <= budget/residentShare {
-		if s, _ := tr.largestStream(jn.Right, est); s != nil && est.rows[s]*scanRowBytes(s) >= right {
+	if jn.Type.streamsSide(false) && left*hashTableShare <= budget/residentShare {
+		s, _ := tr.largestStream(jn.Right, est)
+		if _, _, meets := meetMerge(top, false, s != nil && !scansStr(s)); meets && est.rows[s]*scanRowBytes(s) >= right {
 			// The build side streams through the join to where segments
 			// meet, the probe side fits: a Chunked scan (PlanChunks) runs
 			// the join per segment without holding either side in host
@@ -133,7 +134,7 @@ func (x *Executor) partitionJoin(root, j Node, est *estimator, budget int64) (pj
 			return nil, nil, nil
 		}
 	}
-	merge, final, ok := meetMerge(top, true)
+	merge, final, ok := meetMerge(top, true, false) // partitionable: no strings in Arrow layout
 	if !ok {
 		return nil, nil, nil
 	}
@@ -396,10 +397,15 @@ func partitionHash(x *gpu.Expr) *gpu.Expr {
 // partial groups (and the projection back to its types); for a sort with a
 // limit nothing (sorted again); for any other body, when concat allows,
 // nothing (put together as they are). false when they cannot meet: an
-// aggregate that does not merge so, strings in Arrow layout (each part's
-// characters are its own).
-func meetMerge(body Node, concat bool) (merge, final *gpu.Pipeline, ok bool) {
-	if holdsStr(body.OutputTypes()) {
+// aggregate that does not merge so, or strings in Arrow layout unless
+// sharedStr says every part's come from one upload. A device's strings in
+// Arrow layout are never computed, only passed on (gpu.CheckStrUses), as
+// views of the characters they were uploaded with, and the devices put
+// together only views of one upload (CUDA's Concat); so where the parts
+// stream a scan that reads none, the strings they hold are the other
+// sides', which run once for all the parts.
+func meetMerge(body Node, concat, sharedStr bool) (merge, final *gpu.Pipeline, ok bool) {
+	if !sharedStr && holdsStr(body.OutputTypes()) {
 		return nil, nil, false
 	}
 	var p *gpu.Pipeline
