@@ -100,15 +100,68 @@ func (r *run) chunked(ctx context.Context, c *Chunked) ([]gpu.Column, error) {
 // intermediates are freed before the next, with the outputs in given for
 // the subtrees that do not read stream. use gets each segment's output
 // before its run ends (sub.disown keeps columns past it).
+//
+// The next segment's columns are put on the device before a segment's
+// run: a device that restores spilled columns beside its kernels (CUDA's
+// copy stream) copies the one while it runs the other, and two segments
+// are on the device at once.
 func (r *run) eachSegment(ctx context.Context, stream *Scan, segRows int64, host []*hostEntry, body Node, given map[Node][]gpu.Column, use func(sub *run, out []gpu.Column) error) error {
 	rows := host[0].rows // plans stream scans of at least one column
+	fail := func(lo, hi int64, err error) error {
+		return fmt.Errorf("segment of rows %d to %d of %s: %w", lo, hi, stream.Table, err)
+	}
+	next, err := r.segmentColumns(ctx, stream, segRows, host, 0, min(segRows, rows))
+	if err != nil {
+		return fail(0, min(segRows, rows), err)
+	}
+	defer func() { next.release() }()
 	for lo := int64(0); lo == 0 || lo < rows; lo += segRows {
 		hi := min(lo+segRows, rows)
-		if err := r.segment(ctx, stream, segRows, body, host, lo, hi, given, use); err != nil {
-			return fmt.Errorf("segment of rows %d to %d of %s: %w", lo, hi, stream.Table, err)
+		cur := next
+		next = segmentCols{}
+		if hi < rows {
+			if next, err = r.segmentColumns(ctx, stream, segRows, host, hi, min(hi+segRows, rows)); err != nil {
+				cur.release()
+				return fail(hi, min(hi+segRows, rows), err)
+			}
+		}
+		err := r.segment(ctx, stream, body, cur.cols, given, use)
+		cur.release()
+		if err != nil {
+			return fail(lo, hi, err)
 		}
 	}
 	return nil
+}
+
+// segmentCols are a segment's streamed columns on the device, with what
+// ends their use.
+type segmentCols struct {
+	cols     []gpu.Column
+	releases []func()
+}
+
+func (s segmentCols) release() {
+	for _, release := range s.releases {
+		release()
+	}
+}
+
+// segmentColumns puts rows lo to hi of the streamed columns on the device
+// (segmentColumn).
+func (r *run) segmentColumns(ctx context.Context, stream *Scan, segRows int64, host []*hostEntry, lo, hi int64) (segmentCols, error) {
+	var s segmentCols
+	for i, e := range host {
+		col, release, err := r.x.Cache.segmentColumn(ctx, r.x.Dev, e, stream.Types[i], segRows, lo/segRows, lo, hi, &r.st.Scan)
+		if err != nil {
+			s.release()
+			return segmentCols{}, fmt.Errorf("%s.%s: %w", stream.Table, stream.Columns[i], err)
+		}
+		s.cols = append(s.cols, col)
+		s.releases = append(s.releases, release)
+		r.st.Scan.BytesScanned += gpu.ScanBytes(col) + charBytes(col)
+	}
+	return s, nil
 }
 
 // runResident runs, in r, every subtree of n that does not read leaf (a
@@ -146,26 +199,10 @@ func reads(n Node, leaf func(Node) bool) bool {
 	return false
 }
 
-// segment puts rows lo to hi of the streamed columns on the device, runs
-// body over them in a run of its own, and hands its output to use before
-// the run's intermediates are freed.
-func (r *run) segment(ctx context.Context, stream *Scan, segRows int64, body Node, host []*hostEntry, lo, hi int64, given map[Node][]gpu.Column, use func(sub *run, out []gpu.Column) error) error {
-	cols := make([]gpu.Column, 0, len(host))
-	releases := make([]func(), 0, len(host))
-	defer func() {
-		for _, release := range releases {
-			release()
-		}
-	}()
-	for i, e := range host {
-		col, release, err := r.x.Cache.segmentColumn(ctx, r.x.Dev, e, stream.Types[i], segRows, lo/segRows, lo, hi, &r.st.Scan)
-		if err != nil {
-			return fmt.Errorf("%s.%s: %w", stream.Table, stream.Columns[i], err)
-		}
-		cols = append(cols, col)
-		releases = append(releases, release)
-		r.st.Scan.BytesScanned += gpu.ScanBytes(col) + charBytes(col)
-	}
+// segment runs body over a segment's streamed columns, cols, in a run of
+// its own, and hands its output to use before the run's intermediates are
+// freed.
+func (r *run) segment(ctx context.Context, stream *Scan, body Node, cols []gpu.Column, given map[Node][]gpu.Column, use func(sub *run, out []gpu.Column) error) error {
 	sub := r.subRun(given)
 	sub.given[stream] = cols
 	defer r.endSubRun(sub)

@@ -33,14 +33,19 @@ var preludeSrc string
 const stagingChunk = 16 << 20
 
 // Device is a gpu.Device on one NVIDIA GPU. Its methods may be called from
-// any goroutine: mu serializes the work on the device's one stream.
+// any goroutine: mu serializes the work on the device's stream (and the
+// restores on the copy stream beside it, copystream.go).
 type Device struct {
 	mu     sync.Mutex
 	dev    C.CUdevice
 	cx     ctx
 	stream C.CUstream
-	pin    [2]unsafe.Pointer
-	pinEv  [2]C.CUevent
+	// copyStream carries restores beside the kernels, syncEvents order it
+	// and stream (copystream.go).
+	copyStream C.CUstream
+	syncEvents []C.CUevent
+	pin        [2]unsafe.Pointer
+	pinEv      [2]C.CUevent
 	// The small-upload ring (transfer.go): pinned slots, each with the
 	// event of its last copy.
 	ring     unsafe.Pointer
@@ -356,6 +361,7 @@ func (d *Device) Close() error {
 	if d.stream != nil {
 		note(d.cx.sync(d.stream, "close"))
 	}
+	d.closeCopyStream(note)
 	d.destroyTimers()
 	d.dropStrTables()
 	if d.pool != nil {
@@ -425,6 +431,9 @@ type column struct {
 	// pack: the column is held packed (packed.go); data is 0 until an
 	// operation that reads values in place unpacks it.
 	pack *packedColumn
+	// ready: the event of the copies that restored the column on the copy
+	// stream, until the device's stream waits for it (copystream.go).
+	ready C.CUevent
 }
 
 func (c *column) Type() gpu.Type            { return c.t }
@@ -470,6 +479,9 @@ func (d *Device) checkColumns(cols []gpu.Column, takes accepts) ([]*column, erro
 		}
 		if cc.freed.Load() {
 			return nil, fmt.Errorf("column %d was released", i)
+		}
+		if err := d.awaitCopy(cc); err != nil {
+			return nil, fmt.Errorf("column %d: %w", i, err)
 		}
 		if cc.t.Kind == gpu.Str && takes&acceptStr == 0 { // see strcol_strings.go
 			return nil, fmt.Errorf("column %d is a str column, which this operation does not take: %w", i, gpu.ErrUnsupported)

@@ -29,6 +29,7 @@ CU_FN(CUresult, cuMemFreeHost, (void *))
 CU_FN(CUresult, cuStreamCreate, (CUstream *, unsigned))
 CU_FN(CUresult, cuStreamDestroy_v2, (CUstream))
 CU_FN(CUresult, cuStreamSynchronize, (CUstream))
+CU_FN(CUresult, cuStreamWaitEvent, (CUstream, CUevent, unsigned))
 CU_FN(CUresult, cuEventCreate, (CUevent *, unsigned))
 CU_FN(CUresult, cuEventDestroy_v2, (CUevent))
 CU_FN(CUresult, cuEventRecord, (CUevent, CUstream))
@@ -82,6 +83,7 @@ const char *rg_load_cuda(void) {
     LOAD(lib, cuCtxSetCurrent) LOAD(lib, cuMemGetInfo_v2) LOAD(lib, cuMemAlloc_v2)
     LOAD(lib, cuMemFree_v2) LOAD(lib, cuMemHostAlloc) LOAD(lib, cuMemFreeHost)
     LOAD(lib, cuStreamCreate) LOAD(lib, cuStreamDestroy_v2) LOAD(lib, cuStreamSynchronize)
+    LOAD(lib, cuStreamWaitEvent)
     LOAD(lib, cuEventCreate) LOAD(lib, cuEventDestroy_v2) LOAD(lib, cuEventRecord)
     LOAD(lib, cuEventSynchronize) LOAD(lib, cuEventElapsedTime) LOAD(lib, cuModuleLoadData)
     LOAD(lib, cuModuleUnload) LOAD(lib, cuModuleGetFunction) LOAD(lib, cuModuleGetGlobal_v2) LOAD(lib, cuLaunchKernel)
@@ -141,6 +143,9 @@ CUresult rg_stream_create(CUcontext c, CUstream *s) { CUR(c); return p_cuStreamC
 CUresult rg_stream_destroy(CUcontext c, CUstream s) { CUR(c); return p_cuStreamDestroy_v2(s); }
 CUresult rg_stream_sync(CUcontext c, CUstream s) { CUR(c); return p_cuStreamSynchronize(s); }
 CUresult rg_event_create(CUcontext c, CUevent *e) { CUR(c); return p_cuEventCreate(e, 0); }
+// rg_event_create_untimed: an event for ordering alone (CU_EVENT_DISABLE_TIMING), cheaper to record and wait on.
+CUresult rg_event_create_untimed(CUcontext c, CUevent *e) { CUR(c); return p_cuEventCreate(e, 2); }
+CUresult rg_stream_wait_event(CUcontext c, CUstream s, CUevent e) { CUR(c); return p_cuStreamWaitEvent(s, e, 0); }
 CUresult rg_event_destroy(CUcontext c, CUevent e) { CUR(c); return p_cuEventDestroy_v2(e); }
 CUresult rg_event_record(CUcontext c, CUevent e, CUstream s) { CUR(c); return p_cuEventRecord(e, s); }
 CUresult rg_event_elapsed(CUcontext c, float *ms, CUevent a, CUevent b) {

@@ -45,6 +45,8 @@ CUresult rg_stream_create(CUcontext ctx, CUstream *s);
 CUresult rg_stream_destroy(CUcontext ctx, CUstream s);
 CUresult rg_stream_sync(CUcontext ctx, CUstream s);
 CUresult rg_event_create(CUcontext ctx, CUevent *e);
+CUresult rg_event_create_untimed(CUcontext ctx, CUevent *e);
+CUresult rg_stream_wait_event(CUcontext ctx, CUstream s, CUevent e);
 CUresult rg_event_destroy(CUcontext ctx, CUevent e);
 CUresult rg_event_record(CUcontext ctx, CUevent e, CUstream s);
 CUresult rg_event_elapsed(CUcontext ctx, float *ms, CUevent a, CUevent b);

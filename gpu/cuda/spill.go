@@ -21,9 +21,10 @@ import (
 // packed on the device as every table column (packed.go), and copied back
 // into pinned host memory as the device holds it: its packed words, or
 // its plain values, and its validity bytes. Every later run restores it
-// with one DMA per buffer from that pinned memory, queued on the stream
-// without waiting: a packed segment crosses the link at its packed size,
-// and the host neither encodes nor packs it again.
+// with one DMA per buffer from that pinned memory, queued on the copy
+// stream without waiting (copystream.go): a packed segment crosses the
+// link at its packed size, beside the kernels, and the host neither
+// encodes nor packs it again.
 
 // hostCopy is a column's device buffers in pinned host memory.
 type hostCopy struct {
@@ -36,6 +37,9 @@ type hostCopy struct {
 	valid unsafe.Pointer // one byte a row; nil when the column has none
 	frame *forpack.Frame
 	freed atomic.Bool
+	// restored: a restore read it on the copy stream, which its pinned
+	// buffers wait for before they serve another spill (d.mu).
+	restored bool
 }
 
 func (h *hostCopy) Bytes() int64 {
@@ -59,6 +63,12 @@ func (h *hostCopy) Release() {
 	}
 	if d.closed { // Close freed the pinned memory
 		return
+	}
+	if h.restored {
+		// The next spill into these buffers is queued on the device's
+		// stream: after the copy stream has read them. An error here is
+		// the context's, which every later call reports.
+		_ = d.order(d.stream, d.copyStream)
 	}
 	if h.data != nil {
 		d.pinnedPut(h.data, h.dataN)
@@ -147,7 +157,8 @@ func (d *Device) pinnedCopyOf(src uint64, n int64, what string) (unsafe.Pointer,
 }
 
 // Restore puts a host copy back on the device: buffers allocated, their
-// copies queued on the stream.
+// copies queued on the copy stream, which the column's first use waits
+// for (copystream.go).
 func (d *Device) Restore(ctx context.Context, hc gpu.HostColumn) (gpu.Column, error) {
 	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
@@ -174,6 +185,17 @@ func (d *Device) Restore(ctx context.Context, hc gpu.HostColumn) (gpu.Column, er
 		d.freeColumn(c)
 		return nil, fmt.Errorf("restore: %w", err)
 	}
+	cs, err := d.copyStreamFor()
+	if err != nil {
+		return fail(err)
+	}
+	h.restored = true
+	queued := fail
+	fail = func(err error) (gpu.Column, error) {
+		// The buffers go back to the pool after what was queued.
+		c.ready, _ = d.copied()
+		return queued(err)
+	}
 	dst, err := d.pool.get(max(h.dataN, 1), what)
 	if err != nil {
 		return fail(err)
@@ -183,16 +205,19 @@ func (d *Device) Restore(ctx context.Context, hc gpu.HostColumn) (gpu.Column, er
 	} else {
 		c.data = dst
 	}
-	if err := d.copyPinned(dst, h.data, h.dataN, what); err != nil {
+	if err := d.copyPinned(cs, dst, h.data, h.dataN, what); err != nil {
 		return fail(err)
 	}
 	if h.valid != nil {
 		if c.valid, err = d.pool.get(int64(h.n), what+" validity"); err != nil {
 			return fail(err)
 		}
-		if err := d.copyPinned(c.valid, h.valid, int64(h.n), what+" validity"); err != nil {
+		if err := d.copyPinned(cs, c.valid, h.valid, int64(h.n), what+" validity"); err != nil {
 			return fail(err)
 		}
+	}
+	if c.ready, err = d.copied(); err != nil {
+		return fail(err)
 	}
 	if h.dict != nil {
 		h.dict.Retain()
@@ -203,11 +228,11 @@ func (d *Device) Restore(ctx context.Context, hc gpu.HostColumn) (gpu.Column, er
 
 // copyPinned queues a copy of n bytes of pinned host memory to dst. d.mu
 // held.
-func (d *Device) copyPinned(dst uint64, src unsafe.Pointer, n int64, what string) error {
+func (d *Device) copyPinned(s C.CUstream, dst uint64, src unsafe.Pointer, n int64, what string) error {
 	if n == 0 {
 		return nil
 	}
-	if err := check(C.rg_copy_htod_pinned(d.cx.c, C.CUdeviceptr(dst), src, C.size_t(n), d.stream), "copying the %s (%s) to the device", what, humanBytes(n)); err != nil {
+	if err := check(C.rg_copy_htod_pinned(d.cx.c, C.CUdeviceptr(dst), src, C.size_t(n), s), "copying the %s (%s) to the device", what, humanBytes(n)); err != nil {
 		return err
 	}
 	d.st.up.Add(n)

@@ -94,3 +94,73 @@ func TestSpillRestoreKeepsColumns(t *testing.T) {
 		t.Errorf("spilling a str column: %v, want ErrUnsupported", err)
 	}
 }
+
+// Restores run on the copy stream beside the kernels (copystream.go): a
+// segment restored ahead of the previous segment's run, whose buffers go
+// back to the pool as the next restore takes buffers from it, still sums
+// to its own values, round after round (a missing wait would let a kernel
+// read a buffer the copy has not filled, or a copy overwrite one a kernel
+// still reads).
+func TestRestoreAheadOfKernels(t *testing.T) {
+	d := openOrSkip(t)
+	ctx := context.Background()
+	const segments, n = 6, 1 << 22
+	var hosts []gpu.HostColumn
+	var want []int64
+	for k := range segments {
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		var sum int64
+		for i := range n {
+			v := int64(k)*1_000_003 + int64(i*7%1000)
+			if k%2 == 1 {
+				v = int64(i) * int64(k) // wide: plain, not packed narrow
+			}
+			b.Append(v)
+			sum += v
+		}
+		arr := b.NewArray()
+		col, err := d.Upload(ctx, arr)
+		arr.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := d.Spill(ctx, col)
+		col.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Release()
+		hosts, want = append(hosts, h), append(want, sum)
+	}
+	x := gpu.Col(0, tI64)
+	q := &gpu.Pipeline{Inputs: []gpu.Type{tI64}, Sink: gpu.SinkAggregate, Project: []*gpu.Expr{x},
+		Aggs: []gpu.Agg{{Kind: gpu.AggSum, Arg: 0, Type: nul(dec128(38, 0))}}}
+	for round := range 3 {
+		next, err := d.Restore(ctx, hosts[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range segments {
+			cur := next
+			if k+1 < segments {
+				if next, err = d.Restore(ctx, hosts[k+1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := d.Run(ctx, q, []gpu.Column{cur})
+			cur.Release()
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := d.Download(ctx, out[0])
+			releaseAll(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := a.(*array.Decimal128).Value(0).LowBits(); int64(got) != want[k] {
+				t.Errorf("round %d, segment %d: sum %d, want %d", round, k, int64(got), want[k])
+			}
+			a.Release()
+		}
+	}
+}

@@ -272,6 +272,10 @@ func (d *Device) buffersOf(c *column) (alloc func(n int64, what string) (uint64,
 // d.mu held. A column holds one dictionary reference from its creation.
 func (d *Device) freeColumn(c *column) {
 	c.freed.Store(true)
+	// Its buffers go back to the pool for the device's stream's work:
+	// after the copies that fill them. An error here is the context's,
+	// which every later call reports.
+	_ = d.awaitCopy(c)
 	_, free := d.buffersOf(c)
 	for _, p := range []uint64{c.data, c.valid} {
 		if p != 0 {
