@@ -21,7 +21,10 @@ const (
 const (
 	maxDomainGroups = 32
 	maxDomainRegs   = 160 // per-thread partial registers the domain strategy may use
-	maxKeyWords     = 8
+	// maxKeyWords bounds a hash aggregate's key (its words in registers and
+	// in every table slot): TPC-DS groups by up to 15 columns and a null
+	// word (q64). The interpreter holds fewer (programKeyWords).
+	maxKeyWords = 16
 )
 
 // aggLayout places one aggregate in a table slot (64-bit words).

@@ -128,13 +128,13 @@ func TestSharedPartialsChoice(t *testing.T) {
 // TestCodegenRejects checks clear errors for shapes the device cannot run.
 func TestCodegenRejects(t *testing.T) {
 	wide := &gpu.Pipeline{Sink: gpu.SinkAggregate, Aggs: []gpu.Agg{{Kind: gpu.AggCountStar, Type: tI64}}}
-	for i := 0; i < 5; i++ {
+	for i := 0; i < 9; i++ { // 18 words, past maxKeyWords
 		wide.Inputs = append(wide.Inputs, dec128(38, 0))
 		wide.Project = append(wide.Project, gpu.Col(i, dec128(38, 0)))
 		wide.Keys = append(wide.Keys, i)
 	}
 	if _, err := pipelineSource(wide, nil); !errors.Is(err, gpu.ErrUnsupported) {
-		t.Errorf("10-word key: got %v, want ErrUnsupported", err)
+		t.Errorf("18-word key: got %v, want ErrUnsupported", err)
 	}
 	bad := &gpu.Pipeline{Inputs: []gpu.Type{tI64}, Project: []*gpu.Expr{gpu.Col(3, tI64)}, Sink: gpu.SinkMaterialize}
 	if _, err := pipelineSource(bad, nil); err == nil || !strings.Contains(err.Error(), "out of range") {

@@ -193,6 +193,10 @@ func (d *Device) outputWords(tmp *temps, out []*column, what string) (uint64, er
 	return blk, d.copyIn(blk, b, what)
 }
 
+// programKeyWords is the words of a group key program.cu's pg_agg_hash
+// holds (its key array); wider keys run in generated kernels alone.
+const programKeyWords = 8
+
 // programAgg is an aggregate's part of the program block: program.cu's
 // aggregate, key and output words and the table's shape (planAggregate's
 // layout, which finalize and the hash emit read).
@@ -209,6 +213,9 @@ type programAgg struct {
 func programAggregate(ap *aggPlan, pr *program) (*programAgg, error) {
 	if ap.probe > 0 {
 		return nil, fmt.Errorf("an aggregate over a join's pairs: %w", errNoProgram)
+	}
+	if ap.keyWords > programKeyWords {
+		return nil, fmt.Errorf("group keys of %d words (the interpreter holds %d): %w", ap.keyWords, programKeyWords, errNoProgram)
 	}
 	for _, a := range ap.p.Aggs {
 		if a.Kind != gpu.AggCountStar && ap.p.Project[a.Arg].Type.Kind == gpu.Str {

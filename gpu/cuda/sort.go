@@ -46,11 +46,18 @@ const (
 	topKThreshold = 16384
 )
 
+// maxSortKeys is the keys one pass of the sort kernels compares
+// (kernels/sort_keys.cuh); more sort in passes (sortInPasses).
+const maxSortKeys = 8
+
 // Sort orders the columns by keys (stable) with a bitonic sort and gathers
 // every column into new ones; limit > 0 keeps the first limit rows.
 func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
 	if err := gpu.CtxErr(ctx); err != nil {
 		return nil, err
+	}
+	if len(keys) > maxSortKeys {
+		return d.sortInPasses(ctx, in, keys, limit)
 	}
 	if limit > 0 && limit <= maxTopK && len(in) > 0 && in[0].Len() > topKThreshold {
 		return d.topK(ctx, in, keys, limit)
@@ -82,8 +89,8 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 	if n > maxSortRows {
 		return nil, fmt.Errorf("sort of %d rows (the CUDA sort handles at most %d): %w", n, maxSortRows, gpu.ErrUnsupported)
 	}
-	if len(keys) > 8 {
-		return nil, fmt.Errorf("sort on %d keys (at most 8): %w", len(keys), gpu.ErrUnsupported)
+	if len(keys) > maxSortKeys {
+		return nil, fmt.Errorf("sort on %d keys (at most %d a pass): %w", len(keys), maxSortKeys, gpu.ErrUnsupported)
 	}
 	if limit < 0 {
 		return nil, fmt.Errorf("sort: negative limit %d", limit)
@@ -266,6 +273,31 @@ func keyArgs(cols []*column, keys []gpu.SortKey) ([]uint64, error) {
 	return args, nil
 }
 
+// sortInPasses sorts by more keys than a pass compares. The sort and the
+// top-k are stable (rows that tie keep their order: the row index breaks
+// ties), so sorting by the last keys first and by the first keys last
+// orders the rows by all of them, as a least significant digit sort does
+// by digits. Only the last pass keeps limit rows. TPC-DS sorts by up to
+// 16 keys (q81).
+func (d *Device) sortInPasses(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
+	cur := in
+	var made []gpu.Column // the previous pass's output
+	for hi := len(keys); hi > 0; hi -= maxSortKeys {
+		lo := max(hi-maxSortKeys, 0)
+		l := 0
+		if lo == 0 {
+			l = limit
+		}
+		out, err := d.Sort(ctx, cur, keys[lo:hi], l)
+		releaseAll(made)
+		if err != nil {
+			return nil, err
+		}
+		cur, made = out, out
+	}
+	return cur, nil
+}
+
 // topK sorts the few rows that can be among the first limit: the survivors
 // of topKCandidates, gathered, then rank-sorted.
 func (d *Device) topK(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
@@ -308,8 +340,8 @@ func (d *Device) topKCandidates(ctx context.Context, in []gpu.Column, keys []gpu
 		return nil, err
 	}
 	defer views()
-	if len(keys) > 8 {
-		return nil, fmt.Errorf("sort on %d keys (at most 8): %w", len(keys), gpu.ErrUnsupported)
+	if len(keys) > maxSortKeys {
+		return nil, fmt.Errorf("sort on %d keys (at most %d a pass): %w", len(keys), maxSortKeys, gpu.ErrUnsupported)
 	}
 	kargs, err := keyArgs(cols, keys)
 	if err != nil {

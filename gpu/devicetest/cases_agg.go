@@ -27,6 +27,7 @@ func aggCases() []testCase {
 		{"agg/float_sum", testAggFloatSum},
 		{"agg/runs_of_equal_keys", testAggRuns},
 		{"agg/min_max_128_contended", testAggMinMax128Contended},
+		{"agg/fifteen_nullable_keys", testAggWideKeys},
 	}
 }
 

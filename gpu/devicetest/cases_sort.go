@@ -17,6 +17,7 @@ func sortCases() []testCase {
 		{"sort/empty", testSortEmpty},
 		{"sort/top_k_large", testSortTopKLarge},
 		{"sort/full_large", testSortFullLarge},
+		{"sort/twelve_keys", testSortManyKeys},
 	}
 }
 
