@@ -37,8 +37,7 @@ package gpu
 // Kind (and Scale) of parts[0][i]; the output column i is nullable when any
 // part's is. Dict columns of different dictionaries (a UNION of two
 // tables' strings) come out under their merged dictionary
-// (MergeDictionaries), or, on a device that does not merge them, give
-// ErrUnsupported.
+// (MergeDictionaries), each part's codes mapped into it.
 
 // JoinIndexType is the type of the row-index columns of the join primitives.
 var JoinIndexType = Type{Kind: Int32}

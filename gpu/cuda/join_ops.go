@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/rigel-db/rigel/gpu"
 )
 
@@ -266,10 +267,6 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 			if c.t.Kind != t.Kind || c.t.Scale != t.Scale {
 				return fail(fmt.Errorf("column %d is %s in part %d and %s in part 0", i, c.t, k, first.t))
 			}
-			if t.Kind == gpu.Dict && !gpu.SameDictionary(first.dict, c.dict) {
-				return fail(fmt.Errorf("column %d: dict values from two different dictionaries (%d and %d strings): %w",
-					i, dictLen(first.dict), dictLen(c.dict), gpu.ErrUnsupported))
-			}
 			if t.Kind == gpu.Str && c.str != first.str {
 				// Views index their own upload's characters.
 				return fail(fmt.Errorf("column %d: strings of two different uploads (%d and %d bytes of characters): %w",
@@ -278,7 +275,20 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 			t.Nullable = t.Nullable || c.t.Nullable
 			total += c.n
 		}
-		o, err := d.newOutput(t, total, first.dict, fmt.Sprintf("concatenated column %d (%d rows)", i, total))
+		srcs := make([]*column, len(cp))
+		for k, p := range cp {
+			srcs[k] = p[i]
+		}
+		dict := first.dict
+		if t.Kind == gpu.Dict {
+			var release func()
+			var err error
+			if dict, srcs, release, err = d.dictParts(srcs); err != nil {
+				return fail(fmt.Errorf("column %d: %w", i, err))
+			}
+			defer release()
+		}
+		o, err := d.newOutput(t, total, dict, fmt.Sprintf("concatenated column %d (%d rows)", i, total))
 		if err != nil {
 			return fail(err)
 		}
@@ -286,8 +296,7 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 		out = append(out, o)
 		w := int64(devWidth(t))
 		at := int64(0)
-		for _, p := range cp {
-			c := p[i]
+		for _, c := range srcs {
 			rows := int64(c.n)
 			if rows == 0 {
 				continue
@@ -309,6 +318,49 @@ func (d *Device) Concat(ctx context.Context, parts [][]gpu.Column) ([]gpu.Column
 		}
 	}
 	return asColumns(out), nil
+}
+
+// dictParts returns Dict columns (a column of each part of a Concat)
+// with their codes in one dictionary: theirs when they share one, else the
+// sorted union of theirs (gpu.MergeDictionaries), each column's codes
+// mapped into it (dictKeyIn). A UNION's branches over two tables' strings,
+// or over string literals of their own, carry different dictionaries:
+// TPC-DS q05, q14, q18 and ten more fell back to DuckDB whole for it
+// (bench/results/2026-11-28-h200-tpch-tpcds-first-run-v27-strmatch.md).
+// release frees the mapped columns (in stream order, after the copies
+// queued from them) and the merged dictionary's reference. d.mu held.
+func (d *Device) dictParts(cs []*column) (dict *array.String, out []*column, release func(), err error) {
+	dicts := make([]*array.String, len(cs))
+	for k, c := range cs {
+		dicts[k] = c.dict
+	}
+	merged, same := gpu.MergeDictionaries(dicts...)
+	var mapped []*column
+	release = func() {
+		for _, m := range mapped {
+			d.freeColumn(m)
+		}
+		if merged != nil {
+			merged.Release()
+		}
+	}
+	if same {
+		return cs[0].dict, cs, release, nil
+	}
+	out = append([]*column(nil), cs...)
+	for k, c := range cs {
+		if c.n == 0 || c.dict == nil || c.dict.Len() == 0 || gpu.SameDictionary(c.dict, merged) {
+			continue // no codes to map (a column without strings is all nulls)
+		}
+		m, err := d.dictKeyIn(c, merged)
+		if err != nil {
+			release()
+			return nil, nil, nil, fmt.Errorf("codes of part %d mapped into the parts' %d strings: %w", k, merged.Len(), err)
+		}
+		mapped = append(mapped, m)
+		out[k] = m
+	}
+	return merged, out, release, nil
 }
 
 // copyDtoD queues a device-to-device copy on the device's stream.

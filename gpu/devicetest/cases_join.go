@@ -2,7 +2,6 @@ package devicetest
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -731,8 +730,8 @@ func testConcatMixed(t *testing.T, dev gpu.Device) {
 	defer ReleaseCols(single)
 	expectRows(t, Rows(t, dev, single), Rows(t, dev, in[1]), true)
 
-	// Different dictionaries: the strings of both, or ErrUnsupported from
-	// a device that does not merge them.
+	// Different dictionaries: the strings of both, under their merged
+	// dictionary.
 	var mixed []gpu.Column
 	err = callSafely(func() error {
 		var err error
@@ -740,10 +739,7 @@ func testConcatMixed(t *testing.T, dev gpu.Device) {
 		return err
 	})
 	if err != nil {
-		if !errors.Is(err, gpu.ErrUnsupported) {
-			t.Fatalf("concat of different dictionaries: %v (neither the strings of both nor ErrUnsupported)", err)
-		}
-		return
+		t.Fatalf("concat of different dictionaries: %v", err)
 	}
 	defer ReleaseCols(mixed)
 	both := make([]arrow.Array, len(types))
@@ -752,6 +748,22 @@ func testConcatMixed(t *testing.T, dev gpu.Device) {
 	}
 	defer ReleaseAll(both)
 	expectRows(t, Rows(t, dev, mixed), RowStrings(both), true)
+
+	// Neither part's dictionary is the merged one ({b, c} and {a, c} make
+	// {a, b, c}): both parts' codes are mapped.
+	bc := Upload(t, dev, MakeArray(String, "c", nil, "b"))
+	defer bc.Release()
+	ac := Upload(t, dev, MakeArray(String, "a", "c"))
+	defer ac.Release()
+	merged, err := dev.Concat(context.Background(), [][]gpu.Column{{bc}, {ac}})
+	if err != nil {
+		t.Fatalf("concat of dictionaries {b, c} and {a, c}: %v", err)
+	}
+	defer ReleaseCols(merged)
+	expectRows(t, Rows(t, dev, merged), []string{S("c"), NullCell, S("b"), S("a"), S("c")}, true)
+	if d := merged[0].Dictionary(); d == nil || d.Len() != 3 {
+		t.Errorf("concat of dictionaries {b, c} and {a, c}: dictionary %v, want {a, b, c}", d)
+	}
 }
 
 func testConcatBadInput(t *testing.T, dev gpu.Device) {
