@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu/host"
@@ -39,7 +38,7 @@ func checkWholeOnHost(t *testing.T, e *Engine, queries []string) {
 	for _, q := range queries {
 		t.Run(q, func(t *testing.T) {
 			where, reason := queryLikeDuckDB(t, e, q)
-			if where != OnHost || strings.HasPrefix(reason, "partly") {
+			if where != OnHost || reason != "" { // a reason names subtrees run on DuckDB
 				t.Fatalf("ran on %s (%s), want the host device whole", where, reason)
 			}
 		})

@@ -26,8 +26,6 @@ func TestOneUnsupportedNodeSplits(t *testing.T) {
 		{"SELECT n_nationkey, lag(CASE WHEN n_nationkey % 3 = 0 THEN NULL ELSE n_name END) OVER (ORDER BY n_nationkey) AS prev FROM nation ORDER BY prev NULLS FIRST, 1", "WindowFunction"},
 		// the fallback's output feeds a device join and aggregate.
 		{"SELECT r_name, count(*), sum(rn) FROM (SELECT n_regionkey, row_number() OVER (ORDER BY n_name) AS rn FROM nation) x JOIN region ON n_regionkey = r_regionkey GROUP BY r_name ORDER BY 1", "WindowFunction"},
-		// a LIMIT below another operator: the projection over it.
-		{"SELECT s_name, s_acctbal FROM supplier WHERE s_acctbal > 0 ORDER BY s_suppkey LIMIT 5", "FetchRel"},
 	}
 	for _, c := range cases {
 		t.Run(c.reason, func(t *testing.T) {

@@ -450,7 +450,11 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 	case *Retype:
 		return nil, fmt.Errorf("%s: a retype below the root of a plan: %w", errorText(x), gpu.ErrUnsupported)
 	case *Slice:
-		return nil, fmt.Errorf("%s: a slice below the root of a plan: %w", errorText(x), gpu.ErrUnsupported)
+		out, err := r.slice(ctx, x, in)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", errorText(x), err)
+		}
+		return out, nil
 	}
 	return nil, fmt.Errorf("physical node %T: %w", n, gpu.ErrUnsupported)
 }

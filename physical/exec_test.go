@@ -2,7 +2,7 @@ package physical
 
 import (
 	"context"
-	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,11 +93,28 @@ func TestScanTypeMismatchIsAnError(t *testing.T) {
 	}
 }
 
-func TestSliceBelowRootIsUnsupported(t *testing.T) {
+// A slice below the root (a LIMIT in a subquery) runs on the device: the
+// sort above it sees the two rows it keeps, and a slice past the rows
+// keeps none.
+func TestSliceBelowRoot(t *testing.T) {
 	x := &Executor{Dev: host.New(), Source: &memSource{}, Cache: NewColumnCache()}
-	inner := &Sort{Input: topPlan(), Keys: []gpu.SortKey{{Col: 0}}}
-	_, _, err := x.Run(context.Background(), inner, []string{"v"})
-	if !errors.Is(err, gpu.ErrUnsupported) {
-		t.Fatalf("got %v, want ErrUnsupported", err)
+	for _, c := range []struct {
+		offset int64
+		want   []string
+	}{{1, []string{"70", "80"}}, {5, nil}} {
+		top := topPlan().(*Slice)
+		top.Offset = c.offset
+		rec, _, err := x.Run(context.Background(), &Sort{Input: top, Keys: []gpu.SortKey{{Col: 0}}}, []string{"v"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range arrowfmt.Rows(rec) {
+			got = append(got, r[0])
+		}
+		rec.Release()
+		if !slices.Equal(got, c.want) {
+			t.Errorf("offset %d: got %v, want %v", c.offset, got, c.want)
+		}
 	}
 }

@@ -103,8 +103,9 @@ func (s *Sort) Describe() string {
 	return d
 }
 
-// Slice keeps Count rows (all when Count < 0) after skipping Offset. It runs
-// when the result is handed over, on the Arrow batch, so it copies nothing.
+// Slice keeps Count rows (all when Count < 0) after skipping Offset. At the
+// root it runs when the result is handed over, on the Arrow batch, so it
+// copies nothing; below it, on the device (slice.go).
 type Slice struct {
 	Input  Node
 	Offset int64

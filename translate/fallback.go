@@ -52,9 +52,9 @@ func (t *translator) fallbackRel(r plan.Rel, cause error) (*stream, error) {
 			}
 			return "", "", err
 		}
-		if s.slice != nil || len(s.exprs) == 0 {
-			// A Fetch runs only at a device plan's root; a table without
-			// columns carries no row count to DuckDB. Both stay in the SQL.
+		if len(s.exprs) == 0 {
+			// A table without columns carries no row count to DuckDB: it
+			// stays in the SQL.
 			return "", "", nil
 		}
 		n, err := t.materialize(s)

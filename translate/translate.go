@@ -247,8 +247,8 @@ func (t *translator) relNoEmit(r plan.Rel) (*stream, error) {
 		if err != nil {
 			return nil, err
 		}
-		if in.slice != nil {
-			return nil, unsupported("a FetchRel over another FetchRel")
+		if in, err = t.unsliced(in); err != nil {
+			return nil, err
 		}
 		in.slice = &physical.Slice{Offset: x.Offset(), Count: x.Count()}
 		return in, nil
@@ -256,13 +256,22 @@ func (t *translator) relNoEmit(r plan.Rel) (*stream, error) {
 	return nil, unsupported(fmt.Sprintf("relation %s", substrait.RelName(r)))
 }
 
-// unsliced refuses to fold an operator over a pending Fetch: the fetch would
-// have to run first, which the device cannot do yet in the middle of a plan.
+// unsliced is s with its pending Fetch run first, where an operator comes
+// above it (a LIMIT inside the plan): the stream materialized into a Slice
+// node, which the device runs (physical/slice.go). A stream of no columns
+// carries no row count to slice, and is refused.
 func (t *translator) unsliced(s *stream) (*stream, error) {
-	if s.slice != nil {
-		return nil, unsupported("an operator above a FetchRel (LIMIT inside the plan)")
+	if s.slice == nil {
+		return s, nil
 	}
-	return s, nil
+	if len(s.exprs) == 0 {
+		return nil, unsupported("an operator above a FetchRel of no columns")
+	}
+	n, err := t.materialize(s)
+	if err != nil {
+		return nil, err
+	}
+	return identity(n), nil
 }
 
 func and(a, b *gpu.Expr) *gpu.Expr {
