@@ -218,9 +218,21 @@ func (t *translator) relNoEmit(r plan.Rel) (*stream, error) {
 		if in, err = t.unsliced(in); err != nil {
 			return nil, err
 		}
-		conv := exprConv{in.exprs}
-		out := append([]*gpu.Expr(nil), in.exprs...)
+		base, literal := in.exprs, map[int]*gpu.Expr(nil)
+		if lits := literalColumns(x.Expressions()); len(lits) > 0 && len(in.exprs) > 0 {
+			var src physical.Node
+			if base, literal, src, err = t.withLiterals(in, lits); err != nil {
+				return nil, err
+			}
+			in = &stream{src: src}
+		}
+		conv := exprConv{base}
+		out := append([]*gpu.Expr(nil), base...)
 		for i, e := range x.Expressions() {
+			if c, ok := literal[i]; ok {
+				out = append(out, c)
+				continue
+			}
 			g, err := conv.convert(e)
 			if err != nil {
 				return nil, fmt.Errorf("ProjectRel expression %d: %w", i, err)
