@@ -19,5 +19,5 @@ echo "trace rc=$? at $SECONDS s"
 if [ "${ALL:-0}" = 1 ]; then
   timeout 300 ./rigel bench tpch --db "$db" --device cuda --device-memory "$budget" --queries all --runs 1 --out "$OUT/budget-all.md" > "$OUT/budget-all.log" 2>&1
   echo "all rc=$? at $SECONDS s"
-  grep -E "^\| Q" "$OUT/budget-all.md" | awk -F'|' '{print $2,$3,$4,$7,$8,$18}'
+  grep -E "^\| Q" "$OUT/budget-all.md" | awk -F'|' '{print $2,$3,$4,$7,$8,$19}'
 fi

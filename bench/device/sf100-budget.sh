@@ -13,4 +13,4 @@ free -g | head -2
 ./rigel doctor 2>&1 | grep -i -E "pinned|upload|GB/s" | head -4
 /usr/bin/time -f "bench: wall %e s, max RSS %M KB" timeout $((590 - SECONDS)) ./rigel bench tpch --db "$db" --device cuda --device-memory 16GB --queries ${QUERIES:-all} --runs ${RUNS:-1} --out "$OUT/bench-sf100-16gb.md" > /dev/null 2> "$OUT/bench.log"
 echo "bench rc=$? at $SECONDS s"; grep -E "wall|rigel: read .* into host" "$OUT/bench.log" | tail -4
-grep -E "^\| Q" "$OUT/bench.log" | cut -d'|' -f2-8,14,18
+grep -E "^\| Q" "$OUT/bench.log" | cut -d'|' -f2-8,14,15,16,19

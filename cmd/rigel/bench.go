@@ -93,9 +93,9 @@ func cmdBench(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(&b, "- %d hot runs per query, median, once the device's background compiles are done; cold = first run with the column cache empty (its columns from the column store where it kept them, else from DuckDB: see the line under the table)\n\n", *runs)
 	b.WriteString("- rigel hot reuses the statement's plan (a read-only database caches plans); plan ms is the first run's planning: DuckDB's optimizer, its plan to Substrait, translation\n")
-	b.WriteString("- exec: rigel's execution of the plan, download of the result included; kernel: GPU time from CUDA events, in one more hot run (timing kernels costs host time on every launch, so the timed runs do not); launches and host waits (their ms): kernels launched, and the times the host stopped to wait for the device (a row count, a status word, the result); time by operator: the share of exec\n\n")
-	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | plan ms | rigel hot ms | speedup | exec ms | kernel ms | launches | host waits (ms) | GB read | MB from host (hot) | link GB/s (hot) | floor ms | exec / floor | time by operator | result |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("- exec: rigel's execution of the plan, download of the result included; kernel: GPU time from CUDA events, in one more hot run (timing kernels costs host time on every launch, so the timed runs do not); launches and host waits (their ms): kernels launched, and the times the host stopped to wait for the device (a row count, a status word, the result); device peak: the most device memory the hot run held at once, cached table columns included (against --device-memory, where given); time by operator: the share of exec\n\n")
+	b.WriteString("| query | ran on | DuckDB ms | rigel cold ms | plan ms | rigel hot ms | speedup | exec ms | kernel ms | launches | host waits (ms) | GB read | MB from host (hot) | link GB/s (hot) | device peak GB (hot) | floor ms | exec / floor | time by operator | result |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprint(os.Stderr, b.String())
 	flushed := b.Len()
 	failed := 0
@@ -112,7 +112,7 @@ func cmdBench(ctx context.Context, args []string) error {
 			// One query's failure is reported in its row; the others
 			// still run, so that a long benchmark is not lost to one.
 			failed++
-			row = errorRow(12, err)
+			row = errorRow(16, err) // the 19 columns: name, "error", blanks, the error
 		}
 		fmt.Fprintf(&b, "| %s %s\n", q.name, row)
 		fmt.Fprint(os.Stderr, b.String()[flushed:])
@@ -309,7 +309,7 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 		where += " (" + oneLine(last.Reason) + ")"
 	}
 	speedup := float64(median(duck)) / float64(median(hot))
-	bytes, fromHost, link, floor, ratio, kms := "-", "-", "-", "-", "-", "-"
+	bytes, fromHost, link, peak, floor, ratio, kms := "-", "-", "-", "-", "-", "-", "-"
 	launches, waits := "-", "-"
 	if len(kernel) > 0 {
 		kms = ms(median(kernel))
@@ -330,6 +330,9 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 			// while it copies is at least this.
 			link = fmt.Sprintf("%.1f", float64(host)/float64(last.Stats.ExecNanos))
 		}
+		if dev.PeakBytesLive > 0 {
+			peak = fmt.Sprintf("%.2f", float64(dev.PeakBytesLive)/1e9)
+		}
 		if bandwidth > 0 {
 			// The copy bandwidth counts bytes read plus written; a query
 			// only reads, so its floor is read bytes over that rate.
@@ -342,8 +345,8 @@ func benchQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs in
 	if last.Stats != nil {
 		shares = opShares(last.Stats)
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %.1fx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
-		where, ms(median(duck)), ms(cold), ms(planNanos), ms(median(hot)), speedup, ms(median(exec)), kms, launches, waits, bytes, fromHost, link, floor, ratio, shares, verdict), nil
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %.1fx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+		where, ms(median(duck)), ms(cold), ms(planNanos), ms(median(hot)), speedup, ms(median(exec)), kms, launches, waits, bytes, fromHost, link, peak, floor, ratio, shares, verdict), nil
 }
 
 // opShares renders the share of execution time per operator kind.
