@@ -68,27 +68,29 @@ func TestFetchChainTranslatesOnce(t *testing.T) {
 	}
 }
 
-// An IN list runs on the device up to MaxDeviceInList options; a longer
-// one (an 8.7 MB list kept the host device busy for minutes) is
-// ErrUnsupported with the reason, and a split plan hands its filter to
-// DuckDB. Numbers and strings alike.
+// An IN list runs on the device up to MaxDeviceInList numbers or
+// MaxDeviceStrInList strings; a longer one (an 8.7 MB list kept the host
+// device busy for minutes) is ErrUnsupported with the reason, and a split
+// plan hands its filter to DuckDB.
 func TestLongINListFallsBack(t *testing.T) {
 	for _, c := range []struct {
 		field   int32
 		strings bool
-	}{{0, false}, {1, true}} {
+		limit   int
+		name    string
+	}{{0, false, MaxDeviceInList, "translate.MaxDeviceInList"}, {1, true, MaxDeviceStrInList, "translate.MaxDeviceStrInList"}} {
 		withList := func(n int) *substrait.Plan {
 			return mustLoad(t, tableOf(&proto.Rel{RelType: &proto.Rel_Filter{Filter: &proto.FilterRel{Input: readAS(),
 				Condition: planmutate.InList(planmutate.Field(c.field), n, c.strings)}}}))
 		}
-		if _, err := Translate(withList(MaxDeviceInList)); err != nil {
-			t.Fatalf("strings %v: %d options: %v", c.strings, MaxDeviceInList, err)
+		if _, err := Translate(withList(c.limit)); err != nil {
+			t.Fatalf("strings %v: %d options: %v", c.strings, c.limit, err)
 		}
-		_, err := Translate(withList(MaxDeviceInList + 1))
-		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "translate.MaxDeviceInList") {
-			t.Fatalf("strings %v: %d options: got %v, want ErrUnsupported naming translate.MaxDeviceInList", c.strings, MaxDeviceInList+1, err)
+		_, err := Translate(withList(c.limit + 1))
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.name) {
+			t.Fatalf("strings %v: %d options: got %v, want ErrUnsupported naming %s", c.strings, c.limit+1, err, c.name)
 		}
-		node, err := TranslateWith(withList(MaxDeviceInList+1), Options{Split: true})
+		node, err := TranslateWith(withList(c.limit+1), Options{Split: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -238,13 +238,19 @@ func (c exprConv) substring(f *expr.ScalarFunction, out gpu.Type) (*gpu.Expr, er
 	return gpu.StrCall(sf, gpu.Type{Kind: gpu.Dict, Nullable: out.Nullable || x.Type.Nullable}, x), nil
 }
 
-// MaxDeviceInList bounds the options of an IN list that runs on the
-// device: it tests them one by one (an OR of equalities; over strings in
-// Arrow layout, one comparison per option in the generated kernel), so a
-// long list is slow there and a huge one a huge kernel, while DuckDB runs
-// it with a hash table. A longer list falls back. TPC-H's longest has 8
+// MaxDeviceInList bounds the options of an IN list of numbers that runs on
+// the device: it tests them one by one (an OR of equalities), so a long
+// list is slow there and a huge one a huge kernel, while DuckDB runs it
+// with a hash table. A longer list falls back. TPC-H's longest has 8
 // options.
 const MaxDeviceInList = 256
+
+// MaxDeviceStrInList bounds the options of an IN list of strings. The
+// device tests such a list once per dictionary entry, on the host, through
+// a set (gpu.StrFunc's predicate table); it tests it per row only where the
+// strings are in Arrow layout, which a list of more than
+// gpu.MaxStrPredBytes of strings never is. TPC-DS q08 lists 400 zip codes.
+const MaxDeviceStrInList = 4096
 
 // inList converts SQL's IN (Substrait's SingularOrList): true on a match,
 // null when the value or an option is null and nothing matched, false
@@ -253,12 +259,15 @@ func (c exprConv) inList(x *expr.SingularOrList) (*gpu.Expr, error) {
 	if len(x.Options) == 0 {
 		return nil, fmt.Errorf("IN list without options")
 	}
-	if len(x.Options) > MaxDeviceInList {
-		return nil, unsupported(fmt.Sprintf("an IN list of %d options (the device runs lists of up to %d, translate.MaxDeviceInList)", len(x.Options), MaxDeviceInList))
+	if len(x.Options) > MaxDeviceStrInList {
+		return nil, unsupported(fmt.Sprintf("an IN list of %d options (the device runs lists of up to %d strings, translate.MaxDeviceStrInList)", len(x.Options), MaxDeviceStrInList))
 	}
 	v, err := c.convert(x.Value)
 	if err != nil {
 		return nil, err
+	}
+	if v.Type.Kind != gpu.Dict && len(x.Options) > MaxDeviceInList {
+		return nil, unsupported(fmt.Sprintf("an IN list of %d options (the device runs lists of up to %d numbers, translate.MaxDeviceInList)", len(x.Options), MaxDeviceInList))
 	}
 	out := gpu.Type{Kind: gpu.Bool, Nullable: v.Type.Nullable}
 	if v.Type.Kind == gpu.Dict {
