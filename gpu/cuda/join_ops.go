@@ -345,7 +345,9 @@ func (d *Device) dictParts(cs []*column) (dict *array.String, out []*column, rel
 		}
 	}
 	if same {
-		return cs[0].dict, cs, release, nil
+		// merged is the parts' one dictionary, also where the first part's
+		// is empty (a part without strings: all nulls, or no rows).
+		return merged, cs, release, nil
 	}
 	out = append([]*column(nil), cs...)
 	for k, c := range cs {

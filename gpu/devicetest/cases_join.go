@@ -764,6 +764,17 @@ func testConcatMixed(t *testing.T, dev gpu.Device) {
 	if d := merged[0].Dictionary(); d == nil || d.Len() != 3 {
 		t.Errorf("concat of dictionaries {b, c} and {a, c}: dictionary %v, want {a, b, c}", d)
 	}
+
+	// A first part without strings (all nulls: an empty dictionary) takes
+	// the other part's dictionary.
+	nulls := Upload(t, dev, MakeArray(String, nil, nil))
+	defer nulls.Release()
+	withNulls, err := dev.Concat(context.Background(), [][]gpu.Column{{nulls}, {bc}})
+	if err != nil {
+		t.Fatalf("concat of a column of nulls and {b, c}: %v", err)
+	}
+	defer ReleaseCols(withNulls)
+	expectRows(t, Rows(t, dev, withNulls), []string{NullCell, NullCell, S("c"), NullCell, S("b")}, true)
 }
 
 func testConcatBadInput(t *testing.T, dev gpu.Device) {
