@@ -9,6 +9,7 @@ import (
 
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
 
 // minWholeTPCDS is the fewest of the 99 TPC-DS queries that must run whole
@@ -18,26 +19,37 @@ import (
 // (string IN lists of up to translate.MaxDeviceStrInList options).
 const minWholeTPCDS = 85
 
+// lastBitTPCDS are the TPC-DS queries whose DOUBLEs may differ from
+// DuckDB's in the last bit, all averages of decimals: DuckDB divides the
+// exact sum by count x 10^scale in x87 long double (64-bit mantissa) and
+// rounds that to a double, rigel rounds once (issue 26; measured on the
+// host device at SF0.01 with CompareExact). Every other answer, DOUBLEs
+// included, must be byte-equal.
+var lastBitTPCDS = map[string]bool{"q09": true, "q18": true, "q27": true, "q28": true}
+
 // TestTPCDSHost runs DuckDB's 99 TPC-DS queries at SF0.01 through the host
-// device, each answer compared with DuckDB's. `make setup` writes the
+// device, each answer compared with DuckDB's (exactly but for lastBitTPCDS). `make setup` writes the
 // database and the query texts (scripts/tpcds-gen.py, with DuckDB 1.4.4's
 // tpcds extension) into RIGEL_TPCDS_DIR, which the Makefile sets; without
 // it the test looks in .tools/tpcds and skips when nothing is there.
 func TestTPCDSHost(t *testing.T) {
-	checkTPCDS(t, hostDevice(t, 2<<30), minWholeTPCDS)
+	checkTPCDS(t, hostDevice(t, 2<<30), minWholeTPCDS, true)
 }
 
 // TestTPCDSCuda is TestTPCDSHost on the GPU, where the CUDA device's own
-// limits may send more of them to DuckDB: every answer must be DuckDB's,
+// limits may send more of them to DuckDB: every answer must be DuckDB's
+// (DOUBLEs within arrowfmt's tolerance: on an H100 six differed in the last
+// bit, bench/results/2026-11-28-h200-tpch-tpcds-first-run-v27-strmatch.md),
 // and the count is logged. On the device machine the data comes from
 // scripts/tpcds-gen.py 0.01 (the wheels of `make gpu-bundle-tpcds`).
 func TestTPCDSCuda(t *testing.T) {
-	checkTPCDS(t, cudaDevice(t), 0)
+	checkTPCDS(t, cudaDevice(t), 0, false)
 }
 
-// checkTPCDS runs the 99 queries on dev: each answer DuckDB's, and at
-// least minWhole of them whole on the device.
-func checkTPCDS(t *testing.T, dev gpu.Device, minWhole int) {
+// checkTPCDS runs the 99 queries on dev: each answer DuckDB's (exactly,
+// but for lastBitTPCDS, where exact is set), and at least minWhole of
+// them whole on the device.
+func checkTPCDS(t *testing.T, dev gpu.Device, minWhole int, exact bool) {
 	dir := os.Getenv("RIGEL_TPCDS_DIR")
 	fromMake := dir != ""
 	if !fromMake {
@@ -68,7 +80,11 @@ func checkTPCDS(t *testing.T, dev gpu.Device, minWhole int) {
 			t.Fatal(err)
 		}
 		t.Run(name, func(t *testing.T) {
-			if where, reason := answerLikeDuckDB(t, eng, string(q)); where == duckdbbridge.OnFallback || reason != "" {
+			compare := arrowfmt.Compare
+			if exact && !lastBitTPCDS[name] {
+				compare = arrowfmt.CompareExact
+			}
+			if where, reason := answerComparedWith(t, eng, string(q), compare); where == duckdbbridge.OnFallback || reason != "" {
 				partly = append(partly, name)
 			}
 		})

@@ -97,7 +97,7 @@ func CompareTSV(text string, want arrow.RecordBatch) error {
 			return fmt.Errorf("row %d has %d values, want %d", r, len(got[r]), len(rows[r]))
 		}
 		for c, w := range rows[r] {
-			if !equalValue(got[r][c], w, isFloat(want, c)) {
+			if !equalValue(got[r][c], w, isFloat(want, c), RelTol) {
 				return fmt.Errorf("row %d column %s: got %s, want %s", r, want.ColumnName(c), got[r][c], w)
 			}
 		}
