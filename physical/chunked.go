@@ -63,11 +63,7 @@ func (r *run) chunked(ctx context.Context, c *Chunked) ([]gpu.Column, error) {
 	if r.st.Nodes != nil { // EXPLAIN ANALYZE: where the segments came from
 		before := r.st.Scan
 		defer func() {
-			ns := r.st.Nodes[c]
-			if ns == nil {
-				ns = &NodeStats{}
-				r.st.Nodes[c] = ns
-			}
+			ns := r.nodeStats(c)
 			ns.SegmentsCached += r.st.Scan.SegmentsCached - before.SegmentsCached
 			ns.SegmentsRestored += r.st.Scan.SegmentsRestored - before.SegmentsRestored
 			ns.SegmentsUploaded += r.st.Scan.SegmentsUploaded - before.SegmentsUploaded
@@ -75,11 +71,7 @@ func (r *run) chunked(ctx context.Context, c *Chunked) ([]gpu.Column, error) {
 		}()
 	}
 	var parts [][]gpu.Column
-	defer func() {
-		for _, p := range parts {
-			releaseColumns(p)
-		}
-	}()
+	defer func() { releaseParts(parts) }()
 	err = r.eachSegment(ctx, c.Stream, c.SegmentRows, host, c.Body, given, func(sub *run, out []gpu.Column) error {
 		// Body's root makes new columns (chunkplan.go: an aggregate or a
 		// sort): they leave the segment's run for the caller.
@@ -267,6 +259,22 @@ func releaseColumns(cols []gpu.Column) {
 	for _, c := range cols {
 		if c != nil {
 			c.Release()
+		}
+	}
+}
+
+// releaseParts releases the column sets of parts' runs.
+func releaseParts(parts [][]gpu.Column) {
+	for _, cols := range parts {
+		releaseColumns(cols)
+	}
+}
+
+// releaseHeld releases host copies.
+func releaseHeld(held []gpu.HostColumn) {
+	for _, h := range held {
+		if h != nil {
+			h.Release()
 		}
 	}
 }

@@ -211,12 +211,7 @@ func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.Re
 	}
 	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrays, rows)
 	if slice != nil {
-		lo := min(slice.Offset, rows)
-		hi := rows
-		if slice.Count >= 0 {
-			hi = lo + min(slice.Count, rows-lo) // lo+Count may overflow
-		}
-		sliced := rec.NewSlice(lo, hi)
+		sliced := rec.NewSlice(sliceRows(slice, rows))
 		rec.Release()
 		rec = sliced
 	}
@@ -346,14 +341,24 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 	return out, nil
 }
 
-// record adds n's own work to the run's NodeStats (a node shared by two
-// parents runs twice: its times add up).
-func (r *run) record(n Node, own time.Duration, out []gpu.Column, before gpu.Stats) {
+// nodeStats is n's NodeStats in the run's analysis, made on first use; one
+// that nothing reads when the run is not analysed (EXPLAIN ANALYZE).
+func (r *run) nodeStats(n Node) *NodeStats {
+	if r.st.Nodes == nil {
+		return &NodeStats{}
+	}
 	ns := r.st.Nodes[n]
 	if ns == nil {
 		ns = &NodeStats{}
 		r.st.Nodes[n] = ns
 	}
+	return ns
+}
+
+// record adds n's own work to the run's NodeStats (a node shared by two
+// parents runs twice: its times add up).
+func (r *run) record(n Node, own time.Duration, out []gpu.Column, before gpu.Stats) {
+	ns := r.nodeStats(n)
 	ns.Nanos += own.Nanoseconds()
 	ns.Rows = int64(rowCount(out))
 	d := r.x.Dev.Stats().Since(before)

@@ -75,11 +75,7 @@ func (e *hostEntry) free() {
 	}
 	e.parts = nil
 	for _, segs := range e.segs {
-		for _, h := range segs {
-			if h != nil {
-				h.Release()
-			}
-		}
+		releaseHeld(segs)
 	}
 	e.segs = nil
 }

@@ -121,14 +121,10 @@ type partitionPieces struct {
 func (pp *partitionPieces) release() {
 	for _, part := range pp.held {
 		for _, piece := range part {
-			for _, h := range piece {
-				h.Release()
-			}
+			releaseHeld(piece)
 		}
 	}
-	for _, cols := range pp.empty {
-		releaseColumns(cols)
-	}
+	releaseParts(pp.empty)
 	pp.held, pp.empty = nil, nil
 }
 
@@ -148,13 +144,7 @@ func (r *run) partitionedJoin(ctx context.Context, p *PartitionedJoin) ([]gpu.Co
 	if err != nil {
 		return nil, err
 	}
-	ns := &NodeStats{} // EXPLAIN ANALYZE: the partitions the join ran in
-	if r.st.Nodes != nil {
-		if r.st.Nodes[p] == nil {
-			r.st.Nodes[p] = ns
-		}
-		ns = r.st.Nodes[p]
-	}
+	ns := r.nodeStats(p) // EXPLAIN ANALYZE: the partitions the join ran in
 	ns.Partitions, ns.PartitionBytes = 1, out.bytes
 	if out.host == nil {
 		return r.buildFits(ctx, p, out.dev)
@@ -174,9 +164,7 @@ func (r *run) partitionedJoin(ctx context.Context, p *PartitionedJoin) ([]gpu.Co
 		if err != nil {
 			return nil, err
 		}
-		for _, h := range piece {
-			h.Release()
-		}
+		releaseHeld(piece)
 		out.host[i] = nil
 	}
 	given := map[Node][]gpu.Column{}
@@ -198,11 +186,7 @@ func (r *run) partitionedJoin(ctx context.Context, p *PartitionedJoin) ([]gpu.Co
 			gpu.SizeText(held), gpu.SizeText(hostColumnLimit()), gpu.ErrOutOfMemory)
 	}
 	var outs [][]gpu.Column
-	defer func() {
-		for _, cols := range outs {
-			releaseColumns(cols)
-		}
-	}()
+	defer func() { releaseParts(outs) }()
 	for k := range parts {
 		sub := r.subRun(given)
 		out, err := func() ([]gpu.Column, error) {
@@ -278,11 +262,7 @@ func (r *run) buildFits(ctx context.Context, p *PartitionedJoin, build [][]gpu.C
 		return r.keep(out), nil
 	}
 	var outs [][]gpu.Column
-	defer func() {
-		for _, cols := range outs {
-			releaseColumns(cols)
-		}
-	}()
+	defer func() { releaseParts(outs) }()
 	err := r.streamSegments(ctx, probe.Stream, probe.SegmentRows, p.Body, given, func(sub *run, out []gpu.Column) error {
 		out, err := sub.handOver(ctx, out)
 		if err == nil {
@@ -336,13 +316,9 @@ type sideOutput struct {
 }
 
 func (so *sideOutput) release() {
-	for _, cols := range so.dev {
-		releaseColumns(cols)
-	}
+	releaseParts(so.dev)
 	for _, piece := range so.host {
-		for _, h := range piece {
-			h.Release()
-		}
+		releaseHeld(piece)
 	}
 	so.dev, so.host = nil, nil
 }
@@ -395,9 +371,7 @@ func spillColumns(ctx context.Context, sp gpu.Spiller, cols []gpu.Column) ([]gpu
 	for _, col := range cols {
 		h, err := sp.Spill(ctx, col)
 		if err != nil {
-			for _, h := range held {
-				h.Release()
-			}
+			releaseHeld(held)
 			return nil, fmt.Errorf("copying a partitioned join's column to host memory: %w", err)
 		}
 		held = append(held, h)
@@ -485,9 +459,7 @@ func (r *run) restorePartition(ctx context.Context, sp gpu.Spiller, pp *partitio
 	for _, piece := range held {
 		cols, err := restoreColumns(ctx, sp, piece)
 		if err != nil {
-			for _, cols := range pieces {
-				releaseColumns(cols)
-			}
+			releaseParts(pieces)
 			return nil, err
 		}
 		pieces = append(pieces, cols)
@@ -495,11 +467,7 @@ func (r *run) restorePartition(ctx context.Context, sp gpu.Spiller, pp *partitio
 	if len(pieces) == 1 {
 		return r.keep(pieces[0]), nil
 	}
-	defer func() {
-		for _, cols := range pieces {
-			releaseColumns(cols)
-		}
-	}()
+	defer releaseParts(pieces)
 	all, err := r.x.Dev.Concat(ctx, pieces)
 	if err != nil {
 		return nil, fmt.Errorf("putting a partition's %d pieces together: %w", len(pieces), err)
