@@ -21,8 +21,9 @@ import (
 // (RIGEL_CPUPROFILE of bench/device/budget-profile.sh, QUERIES=3). So a
 // released host copy's buffers go back to free lists by size class (powers
 // of two), and the next spill of that class takes one. Reuse needs no
-// wait: copies into and out of a buffer are all queued on the device's one
-// stream, in the order the host asked for them.
+// wait on the host: a spill's copy into a buffer is queued on the device's
+// stream, which a released host copy made wait for the restores from it
+// on the copy stream (hostCopy.Release, copystream.go).
 
 // pinnedMinClass is the smallest class: the validity bytes and the values
 // of a small partition share it.

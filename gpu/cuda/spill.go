@@ -181,7 +181,12 @@ func (d *Device) Restore(ctx context.Context, hc gpu.HostColumn) (gpu.Column, er
 	// that should overlap them.
 	c := &column{d: d, t: h.t, n: h.n, pooled: true}
 	what := fmt.Sprintf("restored %s column of %d rows", h.t, h.n)
+	var cs C.CUstream
 	fail := func(err error) (gpu.Column, error) {
+		if cs != nil && c.ready == nil {
+			// The buffers go back to the pool after what was queued.
+			c.ready, _ = d.copied()
+		}
 		d.freeColumn(c)
 		return nil, fmt.Errorf("restore: %w", err)
 	}
@@ -190,12 +195,6 @@ func (d *Device) Restore(ctx context.Context, hc gpu.HostColumn) (gpu.Column, er
 		return fail(err)
 	}
 	h.restored = true
-	queued := fail
-	fail = func(err error) (gpu.Column, error) {
-		// The buffers go back to the pool after what was queued.
-		c.ready, _ = d.copied()
-		return queued(err)
-	}
 	dst, err := d.pool.get(max(h.dataN, 1), what)
 	if err != nil {
 		return fail(err)
