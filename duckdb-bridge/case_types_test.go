@@ -13,11 +13,9 @@ import (
 // while running with "ill-typed expression" (TPC-DS q40 and q80: the
 // smallest case is sum(coalesce(cr_refunded_cash, 0))).
 func TestCaseOfNarrowerDecimals(t *testing.T) {
-	db := memoryDB(t, `CREATE TABLE cr AS SELECT i AS id,
+	checkDDLWholeOnHost(t, "case-types", `CREATE TABLE cr AS SELECT i AS id,
   CASE WHEN i % 3 = 0 THEN NULL ELSE CAST(i / 3.0 AS DECIMAL(7,2)) END AS cash,
-  CAST(i * 1.5 AS DECIMAL(5,1)) AS fee FROM range(40) r(i)`)
-	e := NewEngine(db, "case-types", host.New(), "")
-	checkWholeOnHost(t, e, []string{
+  CAST(i * 1.5 AS DECIMAL(5,1)) AS fee FROM range(40) r(i)`, []string{
 		"SELECT sum(coalesce(cash, 0)) FROM cr",
 		"SELECT id, coalesce(cash, 0) AS c FROM cr ORDER BY id",
 		"SELECT max(coalesce(cash, fee, 0)), min(coalesce(cash, 2)) FROM cr",
@@ -31,9 +29,7 @@ func TestCaseOfNarrowerDecimals(t *testing.T) {
 // at SF0.01 failed with "typed float64 (not nullable) but produced a null"
 // where its denominator was 0 (substrait-go types an IfThen by one branch).
 func TestCaseWithNullBranch(t *testing.T) {
-	db := memoryDB(t, `CREATE TABLE r AS SELECT CAST(i AS BIGINT) AS a, CAST(i % 4 AS BIGINT) AS b FROM range(20) t(i)`)
-	e := NewEngine(db, "case-null", host.New(), "")
-	checkWholeOnHost(t, e, []string{
+	checkDDLWholeOnHost(t, "case-null", `CREATE TABLE r AS SELECT CAST(i AS BIGINT) AS a, CAST(i % 4 AS BIGINT) AS b FROM range(20) t(i)`, []string{
 		"SELECT a, CASE WHEN b = 0 THEN NULL ELSE CAST(a AS DECIMAL(15,4)) / CAST(b AS DECIMAL(15,4)) END AS q FROM r ORDER BY a",
 		"SELECT a, CASE WHEN b = 0 THEN NULL ELSE a END AS q FROM r ORDER BY a",
 		"SELECT a, CASE WHEN b > 1 THEN a END AS q FROM r ORDER BY a",

@@ -45,6 +45,13 @@ func checkWholeOnHost(t *testing.T, e *Engine, queries []string) {
 	}
 }
 
+// checkDDLWholeOnHost is checkWholeOnHost on a host-device engine (named
+// name) over an in-memory database that ddl makes.
+func checkDDLWholeOnHost(t *testing.T, name, ddl string, queries []string) {
+	t.Helper()
+	checkWholeOnHost(t, NewEngine(memoryDB(t, ddl), name, host.New(), ""), queries)
+}
+
 // checkRunOnDevice runs each query on the test database: it must run whole
 // on the device (the host device here) and equal DuckDB.
 func checkRunOnDevice(t *testing.T, queries []string) {

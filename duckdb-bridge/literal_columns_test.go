@@ -1,20 +1,14 @@
 package duckdbbridge
 
-import (
-	"testing"
-
-	"github.com/rigel-db/rigel/gpu/host"
-)
+import "testing"
 
 // String literals projected as columns run whole on the device, each
 // answer DuckDB's: TPC-DS names the branches of its UNIONs so ('store
 // channel' AS channel, q05 and nine more fell back for it) and ROLLUP pads
 // its rows with NULL strings (q36 and nine more).
 func TestStringLiteralColumns(t *testing.T) {
-	db := memoryDB(t, `CREATE TABLE t AS SELECT i AS id, (i * 37) % 101 AS v, CASE WHEN i % 4 = 0 THEN NULL ELSE 'k' || (i % 5) END AS k, 'g' || (i % 3) AS g FROM range(200) r(i);
-CREATE TABLE u AS SELECT i AS id, i * 2 AS v FROM range(50) r(i)`)
-	e := NewEngine(db, "literal-columns", host.New(), "")
-	checkWholeOnHost(t, e, []string{
+	checkDDLWholeOnHost(t, "literal-columns", `CREATE TABLE t AS SELECT i AS id, (i * 37) % 101 AS v, CASE WHEN i % 4 = 0 THEN NULL ELSE 'k' || (i % 5) END AS k, 'g' || (i % 3) AS g FROM range(200) r(i);
+CREATE TABLE u AS SELECT i AS id, i * 2 AS v FROM range(50) r(i)`, []string{
 		"SELECT 'store' AS channel, id, v FROM t WHERE v > 50 ORDER BY id",
 		"SELECT channel, count(*) AS n, sum(v) AS s FROM (SELECT 'store' AS channel, v FROM t UNION ALL SELECT 'web' AS channel, v FROM u) GROUP BY channel ORDER BY channel",
 		"SELECT CAST(NULL AS VARCHAR) AS s, 'x' AS c, id FROM u WHERE id < 5 ORDER BY id",
