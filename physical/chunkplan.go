@@ -26,8 +26,9 @@ import (
 //
 // The aggregate (or sort) is where the segments' results meet; strings in
 // Arrow layout may reach it only from the sides that run once, not from
-// the streamed scan (each segment's characters are its own). Where no scan can stream the plan runs resident as before,
-// and the device's memory decides.
+// the streamed scan (each segment's characters are its own). Where no
+// scan can stream the plan runs resident as before, and the device's
+// memory decides.
 
 // residentShare: a plan's tables may take this part of the budget
 // resident; the rest is the operators' working memory (hash tables,
