@@ -118,9 +118,11 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 			return fail(err)
 		}
 		grid := d.gridFor(int64(n), blockThreads)
-		// One gather launch moves every output buffer (a launch each cost
-		// more than the work for the small results sorts see).
-		g := []uint64{uint64(n), uint64(outN), rank, 0}
+		// The gather moves every output buffer in as few launches as the
+		// argument block allows (a launch each cost more than the work for
+		// the small results sorts see); a wide sort (TPC-DS q66 sorts 44
+		// columns) takes several.
+		var bufs []uint64 // src, dst, width per buffer
 		for _, c := range cols {
 			o, err := d.newOutput(c.t, outN, c.dict, "sorted column")
 			if err != nil {
@@ -128,23 +130,25 @@ func (d *Device) Sort(ctx context.Context, in []gpu.Column, keys []gpu.SortKey, 
 			}
 			o.shareStr(c)
 			out = append(out, o)
-			g = append(g, c.data, o.data, uint64(devWidth(c.t)))
+			bufs = append(bufs, c.data, o.data, uint64(devWidth(c.t)))
 			if o.valid != 0 {
 				if c.valid == 0 {
 					if err := d.cx.memset(o.valid, 1, int64(outN), d.stream); err != nil {
 						return fail(err)
 					}
 				} else {
-					g = append(g, c.valid, o.valid, 1)
+					bufs = append(bufs, c.valid, o.valid, 1)
 				}
 			}
 		}
-		if len(g) > maxArgs {
-			return fail(fmt.Errorf("sort of %d columns: more buffers than one gather launch takes: %w", len(cols), gpu.ErrUnsupported))
-		}
-		g[3] = uint64((len(g) - 4) / 3)
-		if err := d.timedLaunch(d.util, "rg_gather_multi", grid, blockThreads, 0, g); err != nil {
-			return fail(err)
+		const perLaunch = (maxArgs - 4) / 3
+		for len(bufs) > 0 {
+			k := min(len(bufs)/3, perLaunch)
+			g := append([]uint64{uint64(n), uint64(outN), rank, uint64(k)}, bufs[:3*k]...)
+			bufs = bufs[3*k:]
+			if err := d.timedLaunch(d.util, "rg_gather_multi", grid, blockThreads, 0, g); err != nil {
+				return fail(err)
+			}
 		}
 		return out, nil
 	}
