@@ -366,6 +366,8 @@ func setChild(parent, old, new Node) bool {
 		return swap(&p.Input)
 	case *Sort:
 		return swap(&p.Input)
+	case *Window:
+		return swap(&p.Input)
 	case *Slice:
 		return swap(&p.Input)
 	case *Retype:

@@ -433,6 +433,12 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 			return nil, fmt.Errorf("%s: %w", errorText(x), err)
 		}
 		return r.keep(out), nil
+	case *Window:
+		out, err := r.window(ctx, x, in)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", errorText(x), err)
+		}
+		return out, nil
 	case *Union:
 		out, err := r.union(ctx, ins)
 		if err != nil {

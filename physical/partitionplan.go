@@ -301,6 +301,8 @@ func (e *estimator) outRows(n Node) int64 {
 			return 1
 		}
 		return e.outRows(x.Input)
+	case *Window:
+		return e.outRows(x.Input)
 	case *Sort:
 		if rows := e.outRows(x.Input); x.Limit > 0 {
 			return min(rows, int64(x.Limit))

@@ -84,8 +84,17 @@ type Sort struct {
 func (s *Sort) OutputTypes() []gpu.Type { return s.Input.OutputTypes() }
 func (s *Sort) Children() []Node        { return []Node{s.Input} }
 func (s *Sort) Describe() string {
-	keys := make([]string, len(s.Keys))
-	for i, k := range s.Keys {
+	d := "Sort [" + sortKeysText(s.Keys) + "]"
+	if s.Limit > 0 {
+		d += fmt.Sprintf(" limit %d", s.Limit)
+	}
+	return d
+}
+
+// sortKeysText is keys as EXPLAIN shows them: "#2 desc nulls last, ...".
+func sortKeysText(keys []gpu.SortKey) string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
 		dir := "asc"
 		if k.Descending {
 			dir = "desc"
@@ -94,13 +103,9 @@ func (s *Sort) Describe() string {
 		if k.NullsFirst {
 			nulls = "nulls first"
 		}
-		keys[i] = fmt.Sprintf("#%d %s %s", k.Col, dir, nulls)
+		out[i] = fmt.Sprintf("#%d %s %s", k.Col, dir, nulls)
 	}
-	d := "Sort [" + strings.Join(keys, ", ") + "]"
-	if s.Limit > 0 {
-		d += fmt.Sprintf(" limit %d", s.Limit)
-	}
-	return d
+	return strings.Join(out, ", ")
 }
 
 // Slice keeps Count rows (all when Count < 0) after skipping Offset. At the

@@ -121,6 +121,8 @@ func fuse(n Node) Node {
 		}
 	case *Sort:
 		x.Input = fuse(x.Input)
+	case *Window:
+		x.Input = fuse(x.Input)
 	case *Slice:
 		x.Input = fuse(x.Input)
 	case *Retype:

@@ -14,7 +14,6 @@ import (
 	"github.com/rigel-db/rigel/substrait"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
-	"github.com/substrait-io/substrait-go/v8/types"
 )
 
 // Translate builds the physical plan of a loaded Substrait plan. The root of
@@ -217,6 +216,9 @@ func (t *translator) relNoEmit(r plan.Rel) (*stream, error) {
 		}
 		if in, err = t.unsliced(in); err != nil {
 			return nil, err
+		}
+		if hasWindow(x) {
+			return t.windowProject(x, in)
 		}
 		base, literal := in.exprs, map[int]*gpu.Expr(nil)
 		if lits := literalColumns(x.Expressions()); len(lits) > 0 && len(in.exprs) > 0 {
@@ -552,21 +554,9 @@ func (t *translator) sort(r *plan.SortRel) (*stream, error) {
 		if err != nil {
 			return nil, fmt.Errorf("SortRel key %d: %w", i, err)
 		}
-		k := gpu.SortKey{Col: in.columnOf(g)}
-		dir, ok := sf.Kind.(types.SortDirection)
-		if !ok {
-			return nil, unsupported("SortRel with a custom comparison function")
-		}
-		switch dir {
-		case types.SortAscNullsFirst:
-			k.NullsFirst = true
-		case types.SortAscNullsLast:
-		case types.SortDescNullsFirst:
-			k.Descending, k.NullsFirst = true, true
-		case types.SortDescNullsLast:
-			k.Descending = true
-		default:
-			return nil, unsupported(fmt.Sprintf("sort direction %v", dir))
+		k, err := sortKey(sf, in.columnOf(g))
+		if err != nil {
+			return nil, fmt.Errorf("SortRel key %d: %w", i, err)
 		}
 		keys = append(keys, k)
 	}

@@ -67,7 +67,7 @@ type Device struct {
 	// computed only on a miss (every pipeline run looks its module up).
 	mods map[string]*module
 	// The hand-written modules (kernelfiles.go), once loaded.
-	util, join, sortRange, topk, bitonic, program *module
+	util, join, sortRange, topk, bitonic, program, window *module
 	// pending are the background compiles (compile_ahead.go) not yet
 	// taken, by source text: full ones, and the quick ones of generated
 	// kernels foreseen by Precompile. quick holds the quick modules

@@ -29,6 +29,9 @@ var topkSrc string
 //go:embed kernels/bitonic.cu
 var bitonicSrc string
 
+//go:embed kernels/window.cu
+var windowSrc string
+
 // kernelFile is one hand-written module: its file name (for the trace and
 // NVRTC's messages) and its whole source.
 type kernelFile struct{ name, src string }
@@ -39,6 +42,9 @@ var (
 	sortRangeFile = kernelFile{"rigel_sort_range.cu", preludeSrc + sortKeysSrc + sortRangeSrc}
 	topkFile      = kernelFile{"rigel_topk.cu", preludeSrc + sortKeysSrc + topkSrc}
 	bitonicFile   = kernelFile{"rigel_bitonic.cu", preludeSrc + sortKeysSrc + bitonicSrc}
+	// windowFile compiles on first use (or comes prebuilt): few queries
+	// have window functions.
+	windowFile = kernelFile{"rigel_window.cu", preludeSrc + windowSrc}
 	// backgroundFiles compile from Open on, in the background: the
 	// interpreter first (program.go), which a first run needs at once.
 	backgroundFiles = []kernelFile{programFile, joinFile, bitonicFile, topkFile, sortRangeFile}

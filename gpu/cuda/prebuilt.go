@@ -30,7 +30,9 @@ var prebuiltFS embed.FS
 var prebuiltArches = []string{"sm_80", "sm_90"}
 
 // prebuiltFiles are the modules built in.
-func prebuiltFiles() []kernelFile { return append([]kernelFile{utilFile}, backgroundFiles...) }
+func prebuiltFiles() []kernelFile {
+	return append([]kernelFile{utilFile, windowFile}, backgroundFiles...)
+}
 
 // sourceSum is the hex SHA-256 of a module's source.
 func sourceSum(src string) string {

@@ -44,6 +44,7 @@ func cases() []testCase {
 	all = append(all, strFlowCases()...) // cases_strflow.go
 	all = append(all, segmentCases()...) // cases_segments.go
 	all = append(all, packedCases()...)  // cases_packed.go
+	all = append(all, windowCases()...)  // cases_window.go
 	return all
 }
 

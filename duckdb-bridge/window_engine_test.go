@@ -1,0 +1,55 @@
+package duckdbbridge
+
+import (
+	"testing"
+
+	"github.com/rigel-db/rigel/gpu/host"
+)
+
+// windowDDL has partitions with null keys, values with nulls, a partition
+// whose values are all null, ties in the order keys, and integer, decimal
+// and float values.
+const windowDDL = `CREATE TABLE w AS SELECT i AS id,
+  CASE WHEN i % 11 = 0 THEN NULL ELSE 'p' || (i % 4) END AS p,
+  i % 3 AS g,
+  (i * 37) % 17 AS o,
+  CASE WHEN i % 5 = 0 THEN NULL ELSE (i * 7) % 23 END AS v,
+  CAST(((i * 13) % 1000) / 100.0 AS DECIMAL(9,2)) AS d,
+  CASE WHEN i % 4 = 3 THEN NULL ELSE ((i * 29) % 31) / 8.0 END AS f
+FROM range(300) r(i)`
+
+// Window functions run whole on the device (physical.Window), each answer
+// DuckDB's: ranks, running totals (ROWS), peer frames (RANGE, SQL's default
+// when a window orders) and whole-partition aggregates.
+func TestWindowFunctionsOnDevice(t *testing.T) {
+	checkDDLWholeOnHost(t, "window", windowDDL, []string{
+		"SELECT id, row_number() OVER (PARTITION BY p ORDER BY o, id) AS rn FROM w ORDER BY id",
+		"SELECT id, rank() OVER (PARTITION BY p ORDER BY o DESC NULLS FIRST) AS r, dense_rank() OVER (PARTITION BY p ORDER BY o DESC) AS dr FROM w ORDER BY id",
+		"SELECT id, rank() OVER (ORDER BY v NULLS FIRST) AS r, row_number() OVER (ORDER BY d DESC, id) AS rn FROM w ORDER BY id",
+		"SELECT id, sum(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s, max(d) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS m FROM w ORDER BY id",
+		"SELECT id, sum(d) OVER (PARTITION BY p ORDER BY o) AS s, count(v) OVER (PARTITION BY p ORDER BY o) AS c, min(v) OVER (PARTITION BY g ORDER BY o DESC) AS mn FROM w ORDER BY id",
+		"SELECT id, sum(v) OVER (PARTITION BY p) AS s, count(*) OVER (PARTITION BY g) AS n, max(f) OVER (PARTITION BY p, g) AS mf, avg(f) OVER (PARTITION BY g) AS af FROM w ORDER BY id",
+		// a partition whose values are all null: null sums and minimums, zero counts
+		"SELECT id, sum(v) OVER (PARTITION BY id % 5) AS s, min(v) OVER (PARTITION BY id % 5 ORDER BY id) AS m, count(v) OVER (PARTITION BY id % 5) AS c FROM w ORDER BY id",
+		"SELECT id, sum(v) OVER () AS total, count(*) OVER () AS n FROM w ORDER BY id",
+		// ranks over an aggregate, as TPC-DS writes them (q67)
+		"SELECT p, g, s, rank() OVER (PARTITION BY p ORDER BY s DESC) AS r FROM (SELECT p, g, sum(d) AS s FROM w GROUP BY p, g) ORDER BY p NULLS FIRST, g",
+		"SELECT * FROM (SELECT id, p, rank() OVER (PARTITION BY p ORDER BY v DESC NULLS LAST, id) AS r FROM w) WHERE r <= 3 ORDER BY p NULLS FIRST, r",
+	})
+}
+
+// Frames the Window does not compute (a sliding ROWS frame) leave that
+// subtree to DuckDB, with DuckDB's answer.
+func TestWindowFramesFallBack(t *testing.T) {
+	e := NewEngine(memoryDB(t, windowDDL), "window-frames", host.New(), "")
+	for _, q := range []string{
+		"SELECT id, sum(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM w ORDER BY id",
+		"SELECT id, lag(v) OVER (PARTITION BY g ORDER BY id) AS l FROM w ORDER BY id",
+	} {
+		t.Run(q, func(t *testing.T) {
+			if where, reason := queryLikeDuckDB(t, e, q); where == OnHost && reason == "" {
+				t.Fatalf("ran whole on the host device, want the window on DuckDB")
+			}
+		})
+	}
+}

@@ -1,0 +1,258 @@
+package translate
+
+import (
+	"fmt"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/physical"
+	"github.com/rigel-db/rigel/substrait"
+)
+
+// hasWindow reports whether a projection computes window functions (how
+// DuckDB's LOGICAL_WINDOW arrives, duckdb-bridge/producer_window.go).
+func hasWindow(x *plan.ProjectRel) bool {
+	for _, e := range x.Expressions() {
+		if _, ok := e.(*expr.WindowFunction); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// windowProject translates a ProjectRel with window functions into a
+// physical.Window over its input: the functions' partition keys, order
+// keys and arguments become columns of the input, each function a column
+// the Window appends, and the projection's other expressions read the
+// Window's output. avg is a running sum and count, divided above.
+func (t *translator) windowProject(x *plan.ProjectRel, in *stream) (*stream, error) {
+	width := len(in.exprs)
+	conv := exprConv{in.exprs}
+	type pending struct {
+		window   bool
+		avg      bool // the funcs at at and at+1 are avg's sum and count
+		at       int  // the first of its functions, among w.Funcs
+		out      gpu.Type
+		original expr.Expression
+	}
+	var w physical.Window
+	var items []pending
+	for i, e := range x.Expressions() {
+		f, ok := e.(*expr.WindowFunction)
+		if !ok {
+			items = append(items, pending{original: e})
+			continue
+		}
+		fs, avg, out, err := t.windowFuncs(f, in, conv)
+		if err != nil {
+			return nil, fmt.Errorf("ProjectRel expression %d: %w", i, err)
+		}
+		items = append(items, pending{window: true, avg: avg, at: len(w.Funcs), out: out})
+		w.Funcs = append(w.Funcs, fs...)
+	}
+	src, err := t.materialize(in)
+	if err != nil {
+		return nil, err
+	}
+	w.Input = src
+	out := identity(&w)
+	cols := out.exprs
+	base := cols[:width]
+	exprs := append([]*gpu.Expr(nil), base...)
+	first := len(src.OutputTypes()) // the Window's first own column
+	for i, it := range items {
+		if !it.window {
+			g, err := exprConv{base}.convert(it.original)
+			if err != nil {
+				return nil, fmt.Errorf("ProjectRel expression %d: %w", i, err)
+			}
+			exprs = append(exprs, g)
+			continue
+		}
+		g := cols[first+it.at]
+		if it.avg {
+			// avg = sum / count in double, as the aggregate's (aggregate.go).
+			ft := gpu.Type{Kind: gpu.Float64, Nullable: true}
+			s, err := cast(g, ft)
+			if err != nil {
+				return nil, err
+			}
+			c, err := cast(cols[first+it.at+1], gpu.Type{Kind: gpu.Float64})
+			if err != nil {
+				return nil, err
+			}
+			if g, err = cast(gpu.Call(gpu.OpDiv, ft, s, c), it.out); err != nil {
+				return nil, err
+			}
+		}
+		exprs = append(exprs, g)
+	}
+	out.exprs = exprs
+	return out, nil
+}
+
+// windowFuncs translates one window function: its physical functions (two
+// for avg), whether it is avg, and its result type.
+func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprConv) ([]physical.WindowFunc, bool, gpu.Type, error) {
+	out, err := gpuType(f.GetType())
+	if err != nil {
+		return nil, false, out, err
+	}
+	if f.Invocation() == types.AggInvocationDistinct {
+		return nil, false, out, unsupported("DISTINCT window aggregate")
+	}
+	var base physical.WindowFunc
+	for _, p := range f.Partitions {
+		g, err := conv.convert(p)
+		if err != nil {
+			return nil, false, out, fmt.Errorf("window partition: %w", err)
+		}
+		base.Partition = append(base.Partition, in.columnOf(g))
+	}
+	for _, sf := range f.Sorts {
+		g, err := conv.convert(sf.Expr)
+		if err != nil {
+			return nil, false, out, fmt.Errorf("window order: %w", err)
+		}
+		k, err := sortKey(sf, in.columnOf(g))
+		if err != nil {
+			return nil, false, out, err
+		}
+		base.Order = append(base.Order, k)
+	}
+	rankType := func() error {
+		if !isInt(out) {
+			return unsupported(fmt.Sprintf("window function %s giving %s", f.Name(), out))
+		}
+		return nil
+	}
+	switch f.Name() {
+	case "row_number", "rank", "dense_rank":
+		if f.NArgs() != 0 {
+			return nil, false, out, fmt.Errorf("window function %s with %d arguments", f.Name(), f.NArgs())
+		}
+		if err := rankType(); err != nil {
+			return nil, false, out, err
+		}
+		base.Kind = map[string]physical.WindowKind{"row_number": physical.WindowRowNumber, "rank": physical.WindowRank, "dense_rank": physical.WindowDenseRank}[f.Name()]
+		base.Type = out
+		return []physical.WindowFunc{base}, false, out, nil
+	}
+	fn, err := substrait.Resolve(f.ID())
+	if err != nil {
+		return nil, false, out, unsupported(fmt.Sprintf("window function %s", f.Name()))
+	}
+	base.Kind = physical.WindowAggregate
+	if base.Frame, err = windowFrame(f); err != nil {
+		return nil, false, out, err
+	}
+	var arg *gpu.Expr
+	switch {
+	case f.NArgs() == 1:
+		a, ok := f.Arg(0).(expr.Expression)
+		if !ok {
+			return nil, false, out, unsupported(fmt.Sprintf("window %s: non-value argument", fn))
+		}
+		if arg, err = conv.convert(a); err != nil {
+			return nil, false, out, err
+		}
+		base.Arg = in.columnOf(arg)
+	case f.NArgs() != 0 || fn != substrait.FnCount:
+		return nil, false, out, unsupported(fmt.Sprintf("window %s with %d arguments", fn, f.NArgs()))
+	}
+	count := base
+	count.Agg, count.Type = gpu.AggCount, gpu.Type{Kind: gpu.Int64}
+	if arg == nil {
+		count.Agg = gpu.AggCountStar
+	}
+	switch fn {
+	case substrait.FnCount:
+		if err := rankType(); err != nil {
+			return nil, false, out, err
+		}
+		count.Type = out
+		return []physical.WindowFunc{count}, false, out, nil
+	case substrait.FnSum, substrait.FnMin, substrait.FnMax, substrait.FnAvg:
+	default:
+		return nil, false, out, unsupported(fmt.Sprintf("window function %s", fn))
+	}
+	base.Agg = map[substrait.Func]gpu.AggKind{substrait.FnSum: gpu.AggSum, substrait.FnAvg: gpu.AggSum, substrait.FnMin: gpu.AggMin, substrait.FnMax: gpu.AggMax}[fn]
+	st, ok := physical.WindowScanType(base.Agg, arg.Type)
+	if !ok {
+		return nil, false, out, unsupported(fmt.Sprintf("window %s of %s", fn, arg.Type))
+	}
+	if fn != substrait.FnAvg {
+		if _, err := cast(gpu.Col(0, st), out); err != nil {
+			return nil, false, out, unsupported(fmt.Sprintf("window %s of %s giving %s", fn, arg.Type, out))
+		}
+		base.Type = out.WithNullable(true)
+		return []physical.WindowFunc{base}, false, out, nil
+	}
+	if !out.Kind.IsFloat() {
+		return nil, false, out, unsupported(fmt.Sprintf("window avg giving %s (only floating-point averages yet)", out))
+	}
+	base.Type = st.WithNullable(true)
+	return []physical.WindowFunc{base, count}, true, out, nil
+}
+
+// windowFrame maps an aggregate's frame to one the Window computes: from
+// the partition's first row to this row (ROWS), to this row's last peer
+// (RANGE), or to the partition's end.
+func windowFrame(f *expr.WindowFunction) (physical.WindowFrame, error) {
+	unbounded := func(b expr.Bound) bool {
+		switch b.(type) {
+		case nil, expr.Unbounded, *expr.Unbounded:
+			return true
+		}
+		return false
+	}
+	current := func(b expr.Bound) bool {
+		switch b.(type) {
+		case expr.CurrentRow, *expr.CurrentRow:
+			return true
+		}
+		return false
+	}
+	lo, hi := f.LowerBound, f.UpperBound
+	switch {
+	case lo == nil || hi == nil || f.BoundsType == types.BoundsTypeUnspecified:
+		return 0, unsupported("window aggregate without both frame bounds and their type")
+	case !unbounded(lo):
+		return 0, unsupported(fmt.Sprintf("window frame from %s", lo))
+	case unbounded(hi):
+		return physical.FramePartition, nil
+	case !current(hi):
+		return 0, unsupported(fmt.Sprintf("window frame to %s", hi))
+	case f.BoundsType == types.BoundsTypeRows && len(f.Sorts) == 0:
+		return 0, unsupported("a ROWS frame over unordered rows")
+	case f.BoundsType == types.BoundsTypeRows:
+		return physical.FrameRows, nil
+	case len(f.Sorts) == 0:
+		return physical.FramePartition, nil // every row is a peer of every other
+	}
+	return physical.FramePeers, nil
+}
+
+// sortKey is a SortField's direction as a key of column col.
+func sortKey(sf expr.SortField, col int) (gpu.SortKey, error) {
+	k := gpu.SortKey{Col: col}
+	dir, ok := sf.Kind.(types.SortDirection)
+	if !ok {
+		return k, unsupported("a sort with a custom comparison function")
+	}
+	switch dir {
+	case types.SortAscNullsFirst:
+		k.NullsFirst = true
+	case types.SortAscNullsLast:
+	case types.SortDescNullsFirst:
+		k.Descending, k.NullsFirst = true, true
+	case types.SortDescNullsLast:
+		k.Descending = true
+	default:
+		return k, unsupported(fmt.Sprintf("sort direction %v", dir))
+	}
+	return k, nil
+}
