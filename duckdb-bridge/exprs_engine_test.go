@@ -28,6 +28,11 @@ var exprQueries = []string{
 	"select count(*) from orders where o_orderdate >= date '1994-01-01' and o_orderdate < date '1994-01-01' + interval 1 year",
 	"select count(*) from lineitem where l_shipdate <= date '1998-12-01' - interval 90 day",
 	"select count(*) from t where d > date '1995-03-01' + interval 1 month",
+	// date + integer days (rigel's add:date_i32), as TPC-DS q72's join writes it
+	"select count(*) from lineitem join orders on l_orderkey = o_orderkey where l_receiptdate > o_orderdate + 60",
+	"select d + 3, d + (-400) from t",
+	// DOUBLE to INTEGER rounds half to even (TPC-DS q54's CAST(round(revenue / 50) AS int))
+	"select cast(o_totalprice::double / 1000 as integer) k, cast(o_totalprice::double / 500 as smallint) h, count(*) from orders group by 1, 2",
 	"select 100.00 * sum(case when l_shipmode = 'MAIL' then l_extendedprice * (1 - l_discount) else 0 end) / sum(l_extendedprice * (1 - l_discount)) from lineitem",
 	"select sum(case when l_shipmode like 'R%' then l_extendedprice else 0 end) / sum(l_extendedprice) from lineitem where l_shipdate >= date '1993-01-01'",
 	"select substring(c_phone,1,2) cc, count(*) from customer where substring(c_phone,1,2) in ('13','31','20','21') group by cc",

@@ -67,6 +67,8 @@ const (
 	//   decimal -> integer (round half away from zero, then range check),
 	//   integer/decimal -> float (exact division of the unscaled value by
 	//     10^scale, rounded once to the nearest double),
+	//   float -> integer (Int8..Int64: rounded half to even, as DuckDB's
+	//     nearbyint; ErrOverflow for NaN, infinities and out of range),
 	//   float -> float.
 	OpCast
 	// OpCase: Args = [cond1, val1, cond2, val2, ..., else]; the first cond that

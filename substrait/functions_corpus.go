@@ -14,4 +14,7 @@ func init() {
 	// rigel's extension: Resolve looks its URN up whole (it has no
 	// io.substrait prefix to trim).
 	catalogue[RigelURN] = append(catalogue[RigelURN], FnSign, FnMakeDate)
+	// date + integer days (TPC-DS q72: d3.d_date > d1.d_date + 5); its
+	// other forms, with intervals, give timestamps, which the devices lack.
+	catalogue[RigelURN] = append(catalogue[RigelURN], FnAdd)
 }

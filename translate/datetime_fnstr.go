@@ -54,6 +54,10 @@ func (c exprConv) datetimeScalar(fn substrait.Func, f *expr.ScalarFunction) (g *
 	case substrait.FnExtract:
 		return c.extractTemporal(f)
 	case substrait.FnAdd, substrait.FnSubtract:
+		if f.ID().URN == substrait.RigelURN && fn == substrait.FnAdd {
+			g, err := c.dateAddDays(f)
+			return g, true, err
+		}
 		if !strings.Contains(f.ID().URN, "functions_datetime") {
 			return nil, false, nil
 		}
@@ -151,6 +155,28 @@ func (c exprConv) extractTemporal(f *expr.ScalarFunction) (*gpu.Expr, bool, erro
 	}
 	g, err := cast(r, out.WithNullable(out.Nullable || x.Type.Nullable))
 	return g, true, err
+}
+
+// dateAddDays is rigel's add(date, integer): the date that many days on,
+// an error beyond the date range (gpu.OpAddDayInterval of whole days).
+func (c exprConv) dateAddDays(f *expr.ScalarFunction) (*gpu.Expr, error) {
+	a, b, d, n, err := c.twoValues(f)
+	if err != nil {
+		return nil, err
+	}
+	out, err := gpuType(f.GetType())
+	if err != nil || !isDateType(a.GetType()) || !isInt(n.Type) || out.Kind != gpu.Date32 {
+		return nil, unsupported(fmt.Sprintf("add of %s and %s giving %s", a.GetType(), b.GetType(), f.GetType()))
+	}
+	i64 := gpu.Type{Kind: gpu.Int64, Nullable: n.Type.Nullable}
+	if n, err = cast(n, i64); err != nil {
+		return nil, err
+	}
+	// Seconds (a unit of one per second): an int32 count of days times
+	// 86400 fits an int64.
+	secs := gpu.Call(gpu.OpMul, i64, n, gpu.Const(gpu.Type{Kind: gpu.Int64}, gpu.Value{I64: 86400}))
+	t := gpu.Type{Kind: gpu.Date32, Nullable: out.Nullable || d.Type.Nullable || n.Type.Nullable}
+	return gpu.Call(gpu.OpAddDayInterval, t, d, secs, gpu.Const(gpu.Type{Kind: gpu.Int64}, gpu.Value{I64: 1})), nil
 }
 
 // dateArithmetic is add/subtract(date, interval) giving a date.

@@ -542,8 +542,10 @@ func caseBranch(e *gpu.Expr, t gpu.Type) (*gpu.Expr, error) {
 func castable(from, to gpu.Type) bool {
 	num := func(t gpu.Type) bool { return isInt(t) || isDecimal(t) || t.Kind.IsFloat() }
 	switch {
+	case from.Kind.IsFloat() && isInt(to):
+		return true // rounded half to even (gpu.OpCast)
 	case num(from) && num(to):
-		return !(from.Kind.IsFloat() && !to.Kind.IsFloat()) // float -> exact is not in the IR yet
+		return !(from.Kind.IsFloat() && !to.Kind.IsFloat()) // float -> decimal is not in the IR yet
 	case from.Kind == to.Kind:
 		return true
 	}

@@ -385,6 +385,8 @@ func (g *exprGen) compute(e *gpu.Expr) (v, n string, err error) {
 		return v, n, g.strExpr(e, v, n, args, nulls)
 	case gpu.OpYear, gpu.OpMonth, gpu.OpDay:
 		return v, n, g.datePart(e, v, n, args)
+	case gpu.OpAddMonths, gpu.OpAddDayInterval:
+		return v, n, g.dateAdd(e, v, n, args)
 	}
 	if ok, err := g.numExpr(e, v, n, args, nulls); ok { // codegen_num.go
 		return v, n, err
@@ -542,6 +544,13 @@ func (g *exprGen) cast(from, to gpu.Type, a, v, n string) error {
 		return nil
 	case from.Kind.IsFloat() && to.Kind.IsFloat():
 		g.line("if (!%s) %s = (%s)%s;", n, v, ct, a)
+		return nil
+	case from.Kind.IsFloat() && (to.Kind == gpu.Int8 || to.Kind == gpu.Int16 || to.Kind == gpu.Int32 || to.Kind == gpu.Int64):
+		// Half to even (rint, in the default rounding mode), as DuckDB's
+		// nearbyint; the type's range is [-2^k, 2^k), NaN outside it.
+		lo, _ := rangeOf(to)
+		g.line("if (!%s) { const double x = rint((double)%s);", n, a)
+		g.line("  if (!(x >= %s.0 && x < -(%s.0))) rg_raise(status, RG_OVERFLOW); else %s = (%s)x; }", lo, lo, v, ct)
 		return nil
 	case from.Kind == to.Kind && (from.Kind == gpu.Bool || from.Kind == gpu.Dict):
 		g.line("if (!%s) %s = %s;", n, v, a)

@@ -99,6 +99,56 @@ func (g *exprGen) strExpr(e *gpu.Expr, v, n string, args, nulls []string) error 
 
 // datePart emits the year, month or day of a date (days since 1970-01-01),
 // by H. Hinnant's civil_from_days, exact for every int32 day.
+// dateAdd emits OpAddMonths and OpAddDayInterval (gpu/ir_fnstr.go), as
+// gpu/host's eval_fnstr_time.go computes them: months move the civil date
+// (its day clamped to the new month's last), a day interval must be whole
+// days; a result beyond int32 days raises RG_OVERFLOW, an interval that is
+// not whole days RG_DOMAIN.
+func (g *exprGen) dateAdd(e *gpu.Expr, v, n string, args []string) error {
+	if len(e.Args) < 2 || e.Args[0].Type.Kind != gpu.Date32 || e.Args[1].Type.Kind != gpu.Int64 || e.Type.Kind != gpu.Date32 {
+		return fmt.Errorf("%s takes a date32 and an int64 and gives date32", e.Op)
+	}
+	g.line("if (!%s) {", n)
+	if e.Op == gpu.OpAddDayInterval {
+		if len(e.Args) != 3 || e.Args[2].Op != gpu.OpConst || e.Args[2].Const.I64 <= 0 {
+			return fmt.Errorf("add_day_interval takes a positive constant unit")
+		}
+		g.line("  const long long per = 86400LL * (long long)(%s), iv = (long long)%s;", args[2], args[1])
+		g.line("  const long long d = (long long)%s + iv / per;", args[0])
+		g.line("  if (iv %% per != 0) rg_raise(status, RG_DOMAIN);")
+	} else {
+		g.line("  const long long months = (long long)%s;", args[1])
+		g.line("  if (months > (1LL << 40) || months < -(1LL << 40)) rg_raise(status, RG_OVERFLOW);")
+		// civil from days (H. Hinnant), as datePart.
+		g.line("  const long long z = (long long)%s + 719468;", args[0])
+		g.line("  const long long era = (z >= 0 ? z : z - 146096) / 146097;")
+		g.line("  const long long doe = z - era * 146097;")
+		g.line("  const long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;")
+		g.line("  const long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);")
+		g.line("  const long long mp = (5 * doy + 2) / 153;")
+		g.line("  const long long dd = doy - (153 * mp + 2) / 5 + 1;")
+		g.line("  const long long mm = mp < 10 ? mp + 3 : mp - 9;")
+		g.line("  const long long yy = yoe + era * 400 + (mm <= 2 ? 1 : 0);")
+		g.line("  const long long total = yy * 12 + mm - 1 + months;")
+		g.line("  const long long ny = total >= 0 ? total / 12 : -((-total + 11) / 12);")
+		g.line("  const long long nm = total - ny * 12 + 1;")
+		g.line("  const bool leap = (ny %% 4 == 0 && ny %% 100 != 0) || ny %% 400 == 0;")
+		g.line("  const long long dim = nm == 2 ? (leap ? 29 : 28) : (nm == 4 || nm == 6 || nm == 9 || nm == 11) ? 30 : 31;")
+		g.line("  const long long nd = dd < dim ? dd : dim;")
+		// days from civil (H. Hinnant).
+		g.line("  const long long y2 = nm <= 2 ? ny - 1 : ny;")
+		g.line("  const long long era2 = (y2 >= 0 ? y2 : y2 - 399) / 400;")
+		g.line("  const long long yoe2 = y2 - era2 * 400;")
+		g.line("  const long long doy2 = (153 * (nm > 2 ? nm - 3 : nm + 9) + 2) / 5 + nd - 1;")
+		g.line("  const long long doe2 = yoe2 * 365 + yoe2 / 4 - yoe2 / 100 + doy2;")
+		g.line("  const long long d = era2 * 146097 + doe2 - 719468;")
+	}
+	g.line("  if (d < -2147483648LL || d > 2147483647LL) rg_raise(status, RG_OVERFLOW);")
+	g.line("  %s = (int)d;", v)
+	g.line("}")
+	return nil
+}
+
 func (g *exprGen) datePart(e *gpu.Expr, v, n string, args []string) error {
 	if len(e.Args) != 1 || e.Args[0].Type.Kind != gpu.Date32 || e.Type.Kind != gpu.Int64 {
 		return fmt.Errorf("%s takes a date32 and gives int64", e.Op)

@@ -603,6 +603,8 @@ func (pr *program) cast(from, to gpu.Type, d, a int) error {
 	case from.Kind == to.Kind && (from.Kind == gpu.Bool || from.Kind == gpu.Dict):
 		pr.emit(piMov, k, 0, 0, d, a, 0, 0, 0)
 		return nil
+	case from.Kind.IsFloat() && to.Kind.IsInteger():
+		return fmt.Errorf("cast %s to %s: %w", from, to, errNoProgram) // the generated kernel's
 	}
 	return fmt.Errorf("cast %s to %s: %w", from, to, gpu.ErrUnsupported)
 }

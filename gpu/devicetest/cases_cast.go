@@ -18,7 +18,24 @@ func castCases() []testCase {
 		{"cast/decimal_to_int", testCastDecimalToInt},
 		{"cast/int_to_decimal", testCastIntToDecimal},
 		{"cast/to_float", testCastToFloat},
+		{"cast/float_to_int", testCastFloatToInt},
 	}
+}
+
+// Floats to integers round half to even (DuckDB's nearbyint, as in
+// CAST(round(revenue / 50) AS int), TPC-DS q54); NaN, infinities and
+// values beyond the type overflow.
+func testCastFloatToInt(t *testing.T, dev gpu.Device) {
+	castCase(t, dev, F64, TI32, []any{2.5, 3.5, -2.5, -0.5, 0.49999999999999994, 2147483647.4, -2147483648.4, nil},
+		[]string{"2", "4", "-2", "0", "0", "2147483647", "-2147483648", NullCell})
+	castCase(t, dev, F64, TI8, []any{127.49, -128.5}, []string{"127", "-128"})
+	castCase(t, dev, F64, TI8, []any{127.5}, nil)
+	castCase(t, dev, F64, TI32, []any{2147483647.5}, nil)
+	castCase(t, dev, F64, TI64, []any{-9223372036854775808.0}, []string{"-9223372036854775808"})
+	castCase(t, dev, F64, TI64, []any{9223372036854775808.0}, nil)
+	castCase(t, dev, F64, TI16, []any{math.NaN()}, nil)
+	castCase(t, dev, F64, TI64, []any{math.Inf(-1)}, nil)
+	castCase(t, dev, F32, TI16, []any{2.5, -3.5}, []string{"2", "-4"})
 }
 
 // castCase casts column 0 (values vals of Arrow type dt) to `to`; want is

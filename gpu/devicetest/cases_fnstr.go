@@ -180,8 +180,8 @@ func testTimeParts(t *testing.T, dev gpu.Device) {
 }
 
 func testAddMonths(t *testing.T, dev gpu.Device) {
-	d := MakeArray(Date, "2020-01-31", "2019-03-31", "2020-12-31", nil)
-	m := MakeArray(I64, 1, -1, 5, 1)
+	d := MakeArray(Date, "2020-01-31", "2019-03-31", "2020-12-31", nil, "1900-03-15", "1970-01-01", "2000-02-29")
+	m := MakeArray(I64, 1, -1, 5, 1, -2, -25, 12)
 	td, tm := inputType(d), inputType(m)
 	dt := gpu.Type{Kind: gpu.Date32, Nullable: true}
 	days := gpu.Call(gpu.OpMul, TI64, gpu.Col(1, tm), gpu.Const(TI64, gpu.Value{I64: 86400}))
@@ -195,6 +195,9 @@ func testAddMonths(t *testing.T, dev gpu.Device) {
 		Row("2019-02-28", "2019-03-30"),
 		Row("2021-05-31", "2021-01-05"),
 		Row(N, N),
+		Row("1900-01-15", "1900-03-13"),
+		Row("1967-12-01", "1969-12-07"),
+		Row("2001-02-28", "2000-03-12"),
 	}, true)
 	// Half a day cannot move a date.
 	half := &gpu.Pipeline{Inputs: []gpu.Type{td, tm}, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{

@@ -208,6 +208,7 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 		case isIntClass(from.Kind) && isIntClass(k):
 		case isIntClass(from.Kind) && k.IsFloat():
 		case from.Kind.IsFloat() && k.IsFloat():
+		case from.Kind.IsFloat() && isPlainInt(k):
 		case from.Kind == k && (k == gpu.Bool || k == gpu.Dict):
 		default:
 			return nil, fmt.Errorf("cast %s to %s: %w", from, e.Type, gpu.ErrUnsupported)

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/big"
 
 	"github.com/rigel-db/rigel/gpu"
@@ -521,6 +522,22 @@ func cast(e *gpu.Expr, n int, x *vec) (*vec, error) {
 		r.f64 = make([]float64, n)
 		copy(r.f64, x.f64)
 		finishFloat(to, r)
+		return r, nil
+	case from.Kind.IsFloat() && isPlainInt(to.Kind):
+		// Half to even; the bounds of a two's complement type are -2^k and
+		// 2^k - 1, and 2^k is exact where 2^k - 1 may not be.
+		lo := float64(boundsOf(to).lo)
+		r.i64 = make([]int64, n)
+		for i := 0; i < n; i++ {
+			if !r.isValid(i) {
+				continue
+			}
+			v := math.RoundToEven(x.f64[i])
+			if !(v >= lo && v < -lo) {
+				return nil, castOverflow(e)
+			}
+			r.i64[i] = int64(v)
+		}
 		return r, nil
 	case isIntClass(from.Kind) && to.Kind.IsFloat():
 		r.f64 = make([]float64, n)
