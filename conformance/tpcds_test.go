@@ -21,17 +21,9 @@ import (
 // q70 q86), q54 (DOUBLE to INTEGER casts) and q72 (date + integer).
 const minWholeTPCDS = 96
 
-// lastBitTPCDS are the TPC-DS queries whose DOUBLEs may differ from
-// DuckDB's in the last bit, all averages of decimals: DuckDB divides the
-// exact sum by count x 10^scale in x87 long double (64-bit mantissa) and
-// rounds that to a double, rigel rounds once (issue 26; measured on the
-// host device at SF0.01 with CompareExact); q47 and q57 the same over a
-// window (avg(...) OVER (PARTITION BY ...)). Every other answer, DOUBLEs
-// included, must be byte-equal.
-var lastBitTPCDS = map[string]bool{"q09": true, "q18": true, "q27": true, "q28": true, "q47": true, "q57": true}
-
 // TestTPCDSHost runs DuckDB's 99 TPC-DS queries at SF0.01 through the host
-// device, each answer compared with DuckDB's (exactly but for lastBitTPCDS). `make setup` writes the
+// device, each answer compared with DuckDB's byte for byte, DOUBLEs
+// included (averages divide as DuckDB does: gpu/ir_avg.go). `make setup` writes the
 // database and the query texts (scripts/tpcds-gen.py, with DuckDB 1.4.4's
 // tpcds extension) into RIGEL_TPCDS_DIR, which the Makefile sets; without
 // it the test looks in .tools/tpcds and skips when nothing is there.
@@ -49,9 +41,9 @@ func TestTPCDSCuda(t *testing.T) {
 	checkTPCDS(t, cudaDevice(t), 0, false)
 }
 
-// checkTPCDS runs the 99 queries on dev: each answer DuckDB's (exactly,
-// but for lastBitTPCDS, where exact is set), and at least minWhole of
-// them whole on the device.
+// checkTPCDS runs the 99 queries on dev: each answer DuckDB's (byte for
+// byte where exact is set), and at least minWhole of them whole on the
+// device.
 func checkTPCDS(t *testing.T, dev gpu.Device, minWhole int, exact bool) {
 	dir := os.Getenv("RIGEL_TPCDS_DIR")
 	fromMake := dir != ""
@@ -84,7 +76,7 @@ func checkTPCDS(t *testing.T, dev gpu.Device, minWhole int, exact bool) {
 		}
 		t.Run(name, func(t *testing.T) {
 			compare := arrowfmt.Compare
-			if exact && !lastBitTPCDS[name] {
+			if exact {
 				compare = arrowfmt.CompareExact
 			}
 			if where, reason := answerComparedWith(t, eng, string(q), compare); where == duckdbbridge.OnFallback || reason != "" {

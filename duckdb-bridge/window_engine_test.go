@@ -1,9 +1,11 @@
 package duckdbbridge
 
 import (
+	"context"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu/host"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
 
 // windowDDL has partitions with null keys, values with nulls, a partition
@@ -49,6 +51,41 @@ func TestWindowFramesFallBack(t *testing.T) {
 		t.Run(q, func(t *testing.T) {
 			if where, reason := queryLikeDuckDB(t, e, q); where == OnHost && reason == "" {
 				t.Fatalf("ran whole on the host device, want the window on DuckDB")
+			}
+		})
+	}
+}
+
+// Averages of integers and decimals are DuckDB's DOUBLEs byte for byte
+// (gpu.OpAvgDivide), in aggregates and windows: each sum here has a long
+// double quotient on a midpoint between two doubles, where one rounding
+// in double gives the other.
+func TestAveragesAsDuckDB(t *testing.T) {
+	e := NewEngine(memoryDB(t, `CREATE TABLE a AS SELECT g, CASE WHEN i = 0 THEN s ELSE 0 END::DECIMAL(18,2) AS v,
+  CASE WHEN i = 0 THEN s ELSE 0 END::BIGINT AS w, (i % 7)::SMALLINT AS h
+FROM (VALUES (1, -876601067844.86, 1066), (2, -2955930716895.49, 3987), (3, -2901510332003.06, 421), (4, 4030006335418.37, 409)) t(g, s, n),
+  LATERAL (SELECT unnest(range(n)) AS i)`), "averages", host.New(), "")
+	for _, q := range []string{
+		"SELECT g, avg(v) AS a, avg(w) AS b, avg(h) AS c FROM a GROUP BY g ORDER BY g",
+		"SELECT DISTINCT g, avg(v) OVER (PARTITION BY g) AS a FROM a ORDER BY g",
+	} {
+		t.Run(q, func(t *testing.T) {
+			ctx := context.Background()
+			got, err := e.Query(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer got.Release()
+			want, err := e.RunOnDuckDB(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer want.Release()
+			if got.Where != OnHost || got.Reason != "" {
+				t.Fatalf("ran on %s (%s), want the host device whole", got.Where, got.Reason)
+			}
+			if err := arrowfmt.CompareExact(got.Record, want.Record, false); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}

@@ -18,8 +18,10 @@ import (
 // DuckDB functions with no standard Substrait counterpart are produced as
 // functions of rigel's extension (substrait/extensions/functions_rigel.yaml);
 // the plans load, rigel's catalogue does not resolve those functions (so
-// translate refuses them and falls back), and the fallback writer turns
-// them back into DuckDB SQL that gives the query's own answer.
+// translate refuses them and falls back) but for add (date + integer runs
+// on the devices; translate refuses add's interval forms itself), and the
+// fallback writer turns them back into DuckDB SQL that gives the query's
+// own answer.
 func TestRigelExtensionRoundTrips(t *testing.T) {
 	eng := tpchEngine(t)
 	ctx := context.Background()
@@ -60,6 +62,9 @@ func TestRigelExtensionRoundTrips(t *testing.T) {
 		for _, f := range rigelCalls(loaded.Root) {
 			if f.Name == name {
 				found = true
+			}
+			if strings.HasPrefix(f.Name, "add:") {
+				continue
 			}
 			if _, err := substrait.Resolve(f); !errors.Is(err, substrait.ErrNotImplemented) || !strings.Contains(err.Error(), f.Name) {
 				t.Errorf("%s: Resolve(%s) = %v, want ErrNotImplemented naming it", q, f.Name, err)

@@ -286,18 +286,9 @@ func (b *aggBuilder) measure(argConv func(expr.Expression) (*gpu.Expr, error), m
 			return nil, unsupported(fmt.Sprintf("avg returning %s (only floating-point averages yet)", out))
 		}
 		count := b.count(arg)
+		argType := arg.Type
 		return func(cols []*gpu.Expr) (*gpu.Expr, error) {
-			// avg = sum / count in double; a null sum (no rows) gives null.
-			ft := gpu.Type{Kind: gpu.Float64, Nullable: true}
-			s, err := cast(cols[sum], ft)
-			if err != nil {
-				return nil, err
-			}
-			c, err := cast(cols[count], gpu.Type{Kind: gpu.Float64})
-			if err != nil {
-				return nil, err
-			}
-			return cast(gpu.Call(gpu.OpDiv, ft, s, c), out)
+			return average(cols[sum], cols[count], argType, out)
 		}, nil
 	case substrait.FnMin, substrait.FnMax, substrait.FnAnyValue, substrait.FnBoolAnd, substrait.FnBoolOr:
 		if len(args) != 1 {
@@ -326,4 +317,46 @@ func sumResult(t gpu.Type) (gpu.Type, bool) {
 		return gpu.Type{Kind: gpu.Decimal128, Precision: 38, Scale: d.Scale, Nullable: true}, true
 	}
 	return gpu.Type{}, false
+}
+
+// average is avg from the sum and the count of values of type arg (a null
+// sum, of no rows, gives null): DuckDB's division for integers and
+// decimals (gpu.OpAvgDivide, the same DOUBLE to the bit), sum / count in
+// double for floats.
+func average(sum, count *gpu.Expr, arg, out gpu.Type) (*gpu.Expr, error) {
+	ft := gpu.Type{Kind: gpu.Float64, Nullable: true}
+	if mode, ok := avgMode(arg); ok && sum.Type.Kind != gpu.Float64 {
+		c, err := cast(count, gpu.Type{Kind: gpu.Int64})
+		if err != nil {
+			return nil, err
+		}
+		return cast(gpu.Call(gpu.OpAvgDivide, ft, sum, c, gpu.Const(gpu.Type{Kind: gpu.Int64}, gpu.Value{I64: mode})), out)
+	}
+	s, err := cast(sum, ft)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cast(count, gpu.Type{Kind: gpu.Float64})
+	if err != nil {
+		return nil, err
+	}
+	return cast(gpu.Call(gpu.OpDiv, ft, s, c), out)
+}
+
+// avgMode is how DuckDB divides an average of values of type t
+// (gpu/ir_avg.go): in double for SMALLINT, TINYINT and DECIMAL(p <= 4),
+// in long double for the other integers and decimals; false for floats
+// and for scales beyond gpu.MaxAvgScale.
+func avgMode(t gpu.Type) (int64, bool) {
+	switch {
+	case t.Kind == gpu.Int8 || t.Kind == gpu.Int16:
+		return gpu.AvgDouble, true
+	case t.Kind == gpu.Int32 || t.Kind == gpu.Int64:
+		return gpu.AvgLongDouble, true
+	case !isDecimal(t) || t.Scale > gpu.MaxAvgScale:
+		return 0, false
+	case t.Precision <= 4:
+		return gpu.AvgDouble, true
+	}
+	return gpu.AvgLongDouble, true
 }

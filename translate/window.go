@@ -33,8 +33,9 @@ func (t *translator) windowProject(x *plan.ProjectRel, in *stream) (*stream, err
 	conv := exprConv{in.exprs}
 	type pending struct {
 		window   bool
-		avg      bool // the funcs at at and at+1 are avg's sum and count
-		at       int  // the first of its functions, among w.Funcs
+		avg      bool     // the funcs at at and at+1 are avg's sum and count
+		avgArg   gpu.Type // the type avg's values have
+		at       int      // the first of its functions, among w.Funcs
 		out      gpu.Type
 		original expr.Expression
 	}
@@ -50,7 +51,11 @@ func (t *translator) windowProject(x *plan.ProjectRel, in *stream) (*stream, err
 		if err != nil {
 			return nil, fmt.Errorf("ProjectRel expression %d: %w", i, err)
 		}
-		items = append(items, pending{window: true, avg: avg, at: len(w.Funcs), out: out})
+		it := pending{window: true, avg: avg, at: len(w.Funcs), out: out}
+		if avg {
+			it.avgArg = in.exprs[fs[0].Arg].Type
+		}
+		items = append(items, it)
 		w.Funcs = append(w.Funcs, fs...)
 	}
 	src, err := t.materialize(in)
@@ -73,18 +78,9 @@ func (t *translator) windowProject(x *plan.ProjectRel, in *stream) (*stream, err
 			continue
 		}
 		g := cols[first+it.at]
-		if it.avg {
-			// avg = sum / count in double, as the aggregate's (aggregate.go).
-			ft := gpu.Type{Kind: gpu.Float64, Nullable: true}
-			s, err := cast(g, ft)
-			if err != nil {
-				return nil, err
-			}
-			c, err := cast(cols[first+it.at+1], gpu.Type{Kind: gpu.Float64})
-			if err != nil {
-				return nil, err
-			}
-			if g, err = cast(gpu.Call(gpu.OpDiv, ft, s, c), it.out); err != nil {
+		if it.avg { // as the aggregate's (aggregate.go)
+			var err error
+			if g, err = average(g, cols[first+it.at+1], it.avgArg, it.out); err != nil {
 				return nil, err
 			}
 		}

@@ -387,6 +387,16 @@ func (g *exprGen) compute(e *gpu.Expr) (v, n string, err error) {
 		return v, n, g.datePart(e, v, n, args)
 	case gpu.OpAddMonths, gpu.OpAddDayInterval:
 		return v, n, g.dateAdd(e, v, n, args)
+	case gpu.OpAvgDivide:
+		s := scaleOf(e.Args[0].Type)
+		if err := need(3); err != nil {
+			return "", "", err
+		}
+		if e.Args[2].Op != gpu.OpConst || s > gpu.MaxAvgScale || e.Type.Kind != gpu.Float64 {
+			return "", "", fmt.Errorf("avg_divide of %s in mode %s giving %s", e.Args[0].Type, e.Args[2], e.Type)
+		}
+		g.line("if (!%s) %s = rg_avg_divide((i128)%s, (long long)%s, %sull, %d);", n, v, args[0], args[1], pow10(s), e.Args[2].Const.I64)
+		return v, n, nil
 	}
 	if ok, err := g.numExpr(e, v, n, args, nulls); ok { // codegen_num.go
 		return v, n, err

@@ -55,16 +55,19 @@ func TestNVRTCCompilesRowTables(t *testing.T) {
 	compileClean(t, "row_tables", src)
 }
 
-// Date plus months or a day interval (gpu/ir_fnstr.go) compiles; the
-// battery's testDateArithmetic checks the values on a GPU.
+// Date plus months or a day interval (gpu/ir_fnstr.go) and a float's cast
+// to an integer compile; the battery's time/add_months_days and
+// cast/float_to_int check the values on a GPU.
 func TestNVRTCCompilesDateArithmetic(t *testing.T) {
 	skipNoNVRTC(t)
 	i64 := gpu.Type{Kind: gpu.Int64}
-	in := []gpu.Type{nul(tDate), nul(tI64)}
+	f64 := gpu.Type{Kind: gpu.Float64, Nullable: true}
+	in := []gpu.Type{nul(tDate), nul(tI64), f64}
 	months := call(gpu.OpAddMonths, nul(tDate), gpu.Col(0, nul(tDate)), gpu.Col(1, nul(tI64)))
 	days := call(gpu.OpAddDayInterval, nul(tDate), gpu.Col(0, nul(tDate)), gpu.Col(1, nul(tI64)), gpu.Const(i64, gpu.Value{I64: 1}))
-	p := &gpu.Pipeline{Inputs: in, Project: []*gpu.Expr{months, days}, Sink: gpu.SinkMaterialize}
-	src, err := pipelineSource(p, []int{0, 0})
+	toInt := call(gpu.OpCast, nul(tI64), gpu.Col(2, f64))
+	p := &gpu.Pipeline{Inputs: in, Project: []*gpu.Expr{months, days, toInt}, Sink: gpu.SinkMaterialize}
+	src, err := pipelineSource(p, []int{0, 0, 0})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,3 +57,22 @@ func TestCodegenRefusesRoundByColumn(t *testing.T) {
 		t.Errorf("%s: got %v, want ErrUnsupported", e, err)
 	}
 }
+
+// DuckDB's average division (gpu.OpAvgDivide, prelude.cuh's rg_avg_divide)
+// compiles in both modes; the battery's avg/divide_as_duckdb checks its
+// bits on a GPU.
+func TestNVRTCCompilesAvgDivide(t *testing.T) {
+	skipNoNVRTC(t)
+	sum, cnt := nul(gpu.Type{Kind: gpu.Decimal128, Precision: 38, Scale: 2}), gpu.Type{Kind: gpu.Int64}
+	f := nul(gpu.Type{Kind: gpu.Float64})
+	mode := func(m int64) *gpu.Expr { return gpu.Const(gpu.Type{Kind: gpu.Int64}, gpu.Value{I64: m}) }
+	p := &gpu.Pipeline{Inputs: []gpu.Type{sum, cnt}, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{
+		call(gpu.OpAvgDivide, f, gpu.Col(0, sum), gpu.Col(1, cnt), mode(gpu.AvgLongDouble)),
+		call(gpu.OpAvgDivide, f, gpu.Col(0, sum), gpu.Col(1, cnt), mode(gpu.AvgDouble)),
+	}}
+	src, err := pipelineSource(p, []int{0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compileClean(t, "avg_divide", src)
+}

@@ -45,6 +45,7 @@ func cases() []testCase {
 	all = append(all, segmentCases()...) // cases_segments.go
 	all = append(all, packedCases()...)  // cases_packed.go
 	all = append(all, windowCases()...)  // cases_window.go
+	all = append(all, avgCases()...)     // cases_avg.go
 	return all
 }
 

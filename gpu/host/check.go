@@ -248,6 +248,8 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 		return nil, checkTemporalTs(e)
 	case gpu.OpMakeDate: // eval_corpus.go
 		return nil, checkMakeDate(e)
+	case gpu.OpAvgDivide: // eval_avg.go
+		return nil, checkAvgDivide(e)
 	}
 	if ok, err := checkNum(e); ok {
 		return nil, err

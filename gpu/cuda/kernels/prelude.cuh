@@ -325,6 +325,64 @@ __device__ double rg_dec_to_f64(i128 v, u128 d, bool toFloat) {
     return neg ? -r : r;
 }
 
+// rg_round64: x (> 0) rounded to its 64 most significant bits, half to
+// even (sticky: nonzero bits below x were dropped before); the bits dropped
+// are added to *e.
+__device__ __forceinline__ unsigned long long rg_round64(u128 x, bool sticky, int *e) {
+    const unsigned long long hi = (unsigned long long)(x >> 64);
+    if (hi == 0) return (unsigned long long)x;
+    const int sh = 64 - __clzll(hi);
+    const u128 dropped = x & (((u128)1 << sh) - 1), half = (u128)1 << (sh - 1);
+    u128 m = x >> sh;
+    *e += sh;
+    if (dropped > half || (dropped == half && (sticky || (m & 1)))) m++;
+    if ((m >> 64) != 0) { m >>= 1; *e += 1; }
+    return (unsigned long long)m;
+}
+
+// rg_avg_divide: DuckDB's average from an exact sum and count
+// (gpu/ir_avg.go, gpu.OpAvgDivide). mode 1: double(sum) / (double(count) *
+// 10^s). mode 0: sum / (count * 10^s) as x87 long doubles, the sum and the
+// divisor rounded to 64-bit significands, the quotient too (by long
+// division, the remainder sticky), then that rounded to the double's 53
+// bits, half to even.
+__device__ double rg_avg_divide(i128 sum, long long count, unsigned long long pow, int mode) {
+    if (mode == 1) {
+        const double s = (sum >= -(i128)9223372036854775807LL && sum <= (i128)9223372036854775807LL) ? (double)(long long)sum : (double)sum;
+        return s / ((double)count * (double)pow);
+    }
+    if (sum == 0) return 0.0;
+    const bool neg = sum < 0;
+    const u128 a = neg ? (u128)0 - (u128)sum : (u128)sum;
+    int ea = 0, ed = 0;
+    const unsigned long long ma = rg_round64(a, false, &ea);
+    const unsigned long long md = rg_round64((u128)(unsigned long long)count * pow, false, &ed);
+    u128 q = (u128)ma / md, r = (u128)ma % md;
+    int e = ea - ed;
+    while (q < ((u128)1 << 63)) { // 64 more bits of the quotient (r < md < 2^64)
+        const u128 rr = r << 64;
+        q = (q << 64) | (rr / md);
+        r = rr % md;
+        e -= 64;
+    }
+    unsigned long long m;
+    if ((q >> 64) == 0) { // exactly 64 bits: the remainder decides
+        m = (unsigned long long)q;
+        const u128 twice = r << 1;
+        if (twice > md || (twice == md && (m & 1))) {
+            if (++m == 0) { m = 1ull << 63; e += 1; }
+        }
+    } else {
+        m = rg_round64(q, r != 0, &e);
+    }
+    const unsigned long long low = m & 0x7ff;
+    unsigned long long m53 = m >> 11;
+    e += 11;
+    if (low > 0x400 || (low == 0x400 && (m53 & 1))) m53++;
+    const double v = ldexp((double)m53, e);
+    return neg ? -v : v;
+}
+
 // rg_scan_counts: exclusive prefix sum of n counts into n+1 offsets
 // (offsets[n] = total), by one block of 1024 threads. The scan kernels of
 // util.cu (uint32 counts of rows per tile) and join.cu (uint64 counts of
