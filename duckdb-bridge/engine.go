@@ -282,7 +282,7 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rigel produced a plan it cannot load (a bug): %w", err)
 	}
-	root, err := translate.TranslateWith(loaded, translate.Options{Split: true})
+	root, err := translate.TranslateWith(loaded, translate.Options{Split: true, Device: refuser(e.dev)})
 	if err != nil {
 		if errors.Is(err, translate.ErrUnsupported) || errors.Is(err, substrait.ErrNotImplemented) {
 			p.Reason = err.Error()
@@ -616,7 +616,7 @@ func (e *Engine) PreparePlan(data []byte) (_ *Prepared, err error) {
 	// Other producers may declare column types other than the tables'
 	// (Isthmus: INTEGER keys over BIGINT columns): the translator reads the
 	// stored types and casts where that is safe.
-	root, err := translate.TranslateWith(loaded, translate.Options{Split: true, Tables: newSchemaMemo(e.tables)})
+	root, err := translate.TranslateWith(loaded, translate.Options{Split: true, Tables: newSchemaMemo(e.tables), Device: refuser(e.dev)})
 	if err != nil {
 		return nil, err
 	}
@@ -639,4 +639,11 @@ func notesText(notes []string) string {
 		b.WriteString("[note] " + n + "\n")
 	}
 	return b.String()
+}
+
+// refuser is dev's answers to what it cannot run, where it has them
+// (gpu.Refuser: the CUDA device), for the translator.
+func refuser(dev gpu.Device) gpu.Refuser {
+	r, _ := dev.(gpu.Refuser)
+	return r
 }

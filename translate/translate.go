@@ -33,11 +33,15 @@ type Options struct {
 	// at the stored type and cast (see scanStream). nil trusts the plan's
 	// declared types (rigel's own producer writes the tables' types).
 	Tables Catalog
+	// Device, where set, is asked about every operation and aggregate a
+	// relation adds (refuse.go): one the device refuses makes that
+	// relation a fallback (with Split) or an error, before anything runs.
+	Device gpu.Refuser
 }
 
 // TranslateWith is Translate with options.
 func TranslateWith(p *substrait.Plan, o Options) (physical.Node, error) {
-	t := &translator{split: o.Split, tables: o.Tables, done: map[plan.Rel]translated{}}
+	t := &translator{split: o.Split, tables: o.Tables, done: map[plan.Rel]translated{}, device: o.Device}
 	if o.Split {
 		// A split plan's root may become a DuckDB subtree, whose temporal
 		// columns the device cannot take in: such plans run whole on DuckDB.
@@ -71,6 +75,10 @@ type translator struct {
 	done map[plan.Rel]translated
 	// views counts the fallbacks' input views (addInput).
 	views int
+	// device and checked: the device asked about operations (refuse.go),
+	// and the expressions and nodes already asked about.
+	device  gpu.Refuser
+	checked map[any]bool
 }
 
 // translated is a relation's translation: a stream (copied at each use:
@@ -156,6 +164,9 @@ func (t *translator) rel(r plan.Rel) (*stream, error) {
 
 func (t *translator) relOnce(r plan.Rel) (*stream, error) {
 	s, err := t.relNoEmit(r)
+	if err == nil {
+		err = t.refused(s)
+	}
 	if err != nil {
 		if t.split {
 			// Per-subtree fallback: r runs as DuckDB SQL (its emit

@@ -97,8 +97,6 @@ func (g *exprGen) strExpr(e *gpu.Expr, v, n string, args, nulls []string) error 
 	return nil
 }
 
-// datePart emits the year, month or day of a date (days since 1970-01-01),
-// by H. Hinnant's civil_from_days, exact for every int32 day.
 // dateAdd emits OpAddMonths and OpAddDayInterval (gpu/ir_fnstr.go), as
 // gpu/host's eval_fnstr_time.go computes them: months move the civil date
 // (its day clamped to the new month's last), a day interval must be whole
@@ -149,6 +147,8 @@ func (g *exprGen) dateAdd(e *gpu.Expr, v, n string, args []string) error {
 	return nil
 }
 
+// datePart emits the year, month or day of a date (days since 1970-01-01),
+// by H. Hinnant's civil_from_days, exact for every int32 day.
 func (g *exprGen) datePart(e *gpu.Expr, v, n string, args []string) error {
 	if len(e.Args) != 1 || e.Args[0].Type.Kind != gpu.Date32 || e.Type.Kind != gpu.Int64 {
 		return fmt.Errorf("%s takes a date32 and gives int64", e.Op)

@@ -68,6 +68,8 @@ type Device struct {
 	mods map[string]*module
 	// The hand-written modules (kernelfiles.go), once loaded.
 	util, join, sortRange, topk, bitonic, program, window *module
+	// refusals memoizes RefuseExpr's answers (refuse.go).
+	refusals sync.Map
 	// pending are the background compiles (compile_ahead.go) not yet
 	// taken, by source text: full ones, and the quick ones of generated
 	// kernels foreseen by Precompile. quick holds the quick modules
