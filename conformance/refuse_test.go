@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -18,6 +19,39 @@ import (
 type cudaPlans struct {
 	*host.Device
 	gpu.Refuser
+}
+
+// Run refuses, as the CUDA device would while running, a pipeline with an
+// operation or aggregate the CUDA device refuses: the pipelines operators
+// make while running (a window's scans and gathers) are checked so too.
+func (c cudaPlans) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) ([]gpu.Column, error) {
+	var check func(e *gpu.Expr) error
+	check = func(e *gpu.Expr) error {
+		if e == nil {
+			return nil
+		}
+		for _, a := range e.Args {
+			if err := check(a); err != nil {
+				return err
+			}
+		}
+		return c.RefuseExpr(e)
+	}
+	for _, e := range append([]*gpu.Expr{p.Filter}, p.Project...) {
+		if err := check(e); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range p.Aggs {
+		var arg gpu.Type
+		if a.Kind != gpu.AggCountStar {
+			arg = p.Project[a.Arg].Type
+		}
+		if err := c.RefuseAgg(a, arg); err != nil {
+			return nil, err
+		}
+	}
+	return c.Device.Run(ctx, p, inputs)
 }
 
 func cudaPlanDevice(t *testing.T) gpu.Device {
@@ -47,3 +81,21 @@ func TestTPCDSCudaPlans(t *testing.T) {
 // the device under the CUDA device's refusals: 92, as on an H200
 // (bench/results/2026-11-28-h200-tpcds-sf1-hot-v56-windows.md).
 const minWholeTPCDSCuda = 92
+
+// Window functions whose pipelines the Window operator makes while running
+// (distributions, other rows' values through gathers) run whole under the
+// CUDA device's refusals, each answer DuckDB's.
+func TestWindowCudaPlans(t *testing.T) {
+	eng := openEngine(t, cudaPlanDevice(t))
+	for _, q := range []string{
+		"SELECT o_orderkey, percent_rank() OVER (PARTITION BY o_custkey ORDER BY o_orderpriority) AS pr, cume_dist() OVER (PARTITION BY o_custkey ORDER BY o_orderpriority) AS cd, ntile(3) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS nt FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
+		"SELECT o_orderkey, first_value(o_orderstatus) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS fv, last_value(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS lv, lag(o_totalprice, 1, 0) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS lg, lead(o_orderdate, 2) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS ld FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
+		"SELECT o_orderkey, sum(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s, avg(o_totalprice) OVER (PARTITION BY o_custkey) AS a, rank() OVER (PARTITION BY o_orderstatus ORDER BY o_totalprice DESC) AS r FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
+	} {
+		t.Run(q, func(t *testing.T) {
+			if where, reason := answerLikeDuckDB(t, eng, q); where != duckdbbridge.OnHost || reason != "" {
+				t.Fatalf("ran on %s (%s), want the device whole", where, reason)
+			}
+		})
+	}
+}

@@ -37,6 +37,17 @@ func TestWindowFunctionsOnDevice(t *testing.T) {
 		// ranks over an aggregate, as TPC-DS writes them (q67)
 		"SELECT p, g, s, rank() OVER (PARTITION BY p ORDER BY s DESC) AS r FROM (SELECT p, g, sum(d) AS s FROM w GROUP BY p, g) ORDER BY p NULLS FIRST, g",
 		"SELECT * FROM (SELECT id, p, rank() OVER (PARTITION BY p ORDER BY v DESC NULLS LAST, id) AS r FROM w) WHERE r <= 3 ORDER BY p NULLS FIRST, r",
+		// distributions: ties share ranks; one-row partitions (id % 97 = 0 alone below 97) give 0
+		"SELECT id, percent_rank() OVER (PARTITION BY p ORDER BY o) AS pr, cume_dist() OVER (PARTITION BY p ORDER BY o) AS cd FROM w ORDER BY id",
+		"SELECT id, percent_rank() OVER (PARTITION BY id % 97 ORDER BY o) AS pr, cume_dist() OVER (ORDER BY v NULLS FIRST) AS cd FROM w ORDER BY id",
+		"SELECT id, ntile(4) OVER (PARTITION BY p ORDER BY id) AS a, ntile(7) OVER (ORDER BY id) AS b, ntile(500) OVER (PARTITION BY g ORDER BY id) AS c FROM w ORDER BY id",
+		// other rows' values, nulls among them, strings kept in their dictionary
+		"SELECT id, first_value(v) OVER (PARTITION BY p ORDER BY id) AS fv, first_value(p) OVER (PARTITION BY g ORDER BY id) AS fp, last_value(f) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS lf FROM w ORDER BY id",
+		"SELECT id, last_value(o) OVER (PARTITION BY p ORDER BY o) AS lo, last_value(d) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ld FROM w ORDER BY id",
+		"SELECT id, lag(v) OVER (PARTITION BY g ORDER BY id) AS l1, lead(d, 2) OVER (PARTITION BY p ORDER BY id) AS l2, lag(p, 3) OVER (ORDER BY id) AS l3 FROM w ORDER BY id",
+		"SELECT id, lag(v, 1, -1) OVER (PARTITION BY g ORDER BY id) AS l1, lead(f, 1, 0.5) OVER (PARTITION BY p ORDER BY id) AS l2, lag(o, -2) OVER (ORDER BY id) AS l3, lead(o, 0) OVER (ORDER BY id) AS l4 FROM w ORDER BY id",
+		// an empty input: no partitions at all
+		"SELECT id, lag(v) OVER (ORDER BY id) AS l, ntile(3) OVER (ORDER BY id) AS n, percent_rank() OVER (ORDER BY id) AS pr FROM w WHERE id < 0 ORDER BY id",
 	})
 }
 
@@ -46,7 +57,7 @@ func TestWindowFramesFallBack(t *testing.T) {
 	e := NewEngine(memoryDB(t, windowDDL), "window-frames", host.New(), "")
 	for _, q := range []string{
 		"SELECT id, sum(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM w ORDER BY id",
-		"SELECT id, lag(v) OVER (PARTITION BY g ORDER BY id) AS l FROM w ORDER BY id",
+		"SELECT id, min(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS m FROM w ORDER BY id",
 	} {
 		t.Run(q, func(t *testing.T) {
 			if where, reason := queryLikeDuckDB(t, e, q); where == OnHost && reason == "" {

@@ -16,7 +16,14 @@ const (
 	WindowRowNumber WindowKind = iota + 1
 	WindowRank
 	WindowDenseRank
-	WindowAggregate // Agg over the frame
+	WindowAggregate   // Agg over the frame
+	WindowPercentRank // (rank - 1) / (rows - 1), 0 in a partition of one row
+	WindowCumeDist    // the rows up to this one's last peer / rows
+	WindowNtile       // the bucket of Arg buckets (DuckDB's split: the first rows % Arg buckets one row larger)
+	WindowFirstValue  // Arg at the frame's first row (the partition's)
+	WindowLastValue   // Arg at the frame's last row
+	WindowLag         // Arg Offset rows before, in the partition; Default (or null) before its start
+	WindowLead        // Arg Offset rows after; Default (or null) past its end
 )
 
 // WindowFrame is the rows of its partition an aggregate covers for a row.
@@ -42,8 +49,12 @@ type WindowFunc struct {
 	Arg       int         // the aggregate's input column (not AggCountStar)
 	Partition []int
 	Order     []gpu.SortKey
-	Frame     WindowFrame // WindowAggregate
+	Frame     WindowFrame // WindowAggregate, WindowFirstValue, WindowLastValue
 	Type      gpu.Type    // the result
+	// Offset and Default: WindowLag and WindowLead's distance (any sign)
+	// and the column that stands where it leaves the partition (-1: null).
+	Offset  int64
+	Default int
 }
 
 // Window appends to its input's columns one column per function (SQL's
@@ -81,6 +92,22 @@ func (f WindowFunc) String() string {
 		name = "rank()"
 	case WindowDenseRank:
 		name = "dense_rank()"
+	case WindowPercentRank:
+		name = "percent_rank()"
+	case WindowCumeDist:
+		name = "cume_dist()"
+	case WindowNtile:
+		name = fmt.Sprintf("ntile(#%d)", f.Arg)
+	case WindowFirstValue:
+		name = fmt.Sprintf("first_value(#%d)", f.Arg)
+	case WindowLastValue:
+		name = fmt.Sprintf("last_value(#%d)", f.Arg)
+	case WindowLag, WindowLead:
+		name = fmt.Sprintf("%s(#%d, %d", map[WindowKind]string{WindowLag: "lag", WindowLead: "lead"}[f.Kind], f.Arg, f.Offset)
+		if f.Default >= 0 {
+			name += fmt.Sprintf(", #%d", f.Default)
+		}
+		name += ")"
 	default:
 		if f.Agg == gpu.AggCountStar {
 			name = "count(*)"
@@ -99,7 +126,7 @@ func (f WindowFunc) String() string {
 	if len(f.Order) > 0 {
 		over = append(over, "order by "+sortKeysText(f.Order))
 	}
-	if f.Kind == WindowAggregate {
+	if f.Kind == WindowAggregate || f.Kind == WindowFirstValue || f.Kind == WindowLastValue {
 		over = append(over, map[WindowFrame]string{FrameRows: "rows to current", FramePeers: "range to current", FramePartition: "whole partition"}[f.Frame])
 	}
 	return name + " over (" + strings.Join(over, " ") + ")"
@@ -194,6 +221,10 @@ func (r *run) windowFunc(ctx context.Context, dev gpu.Windower, f WindowFunc, co
 		}
 	case WindowAggregate:
 		return w.aggregate(ctx, f, cols, part, peers)
+	case WindowPercentRank, WindowCumeDist, WindowNtile:
+		return w.distribution(ctx, f, cols, part, peers)
+	case WindowFirstValue, WindowLastValue, WindowLag, WindowLead:
+		return w.value(ctx, f, cols, part, peers)
 	default:
 		return nil, fmt.Errorf("window function kind %d", f.Kind)
 	}
@@ -369,4 +400,165 @@ func WindowScanType(agg gpu.AggKind, t gpu.Type) (gpu.Type, bool) {
 		return gpu.Type{Kind: t.Kind, Precision: t.Precision, Scale: t.Scale}, true
 	}
 	return gpu.Type{Kind: gpu.Int64}, true
+}
+
+// rowNumbers is each row's number in its partition (from 1), and the
+// partition's rows (its last row's number, handed back to every row).
+func (w *windowRun) rowNumbers(ctx context.Context, part gpu.Column) (rn, rows gpu.Column, err error) {
+	ones, err := w.project(ctx, []gpu.Column{part}, gpu.Const(gpu.Type{Kind: gpu.Int64}, gpu.Value{I64: 1}))
+	if err != nil {
+		return nil, nil, err
+	}
+	if rn, err = w.scan(ctx, ones, part, gpu.ScanSum, false); err != nil {
+		return nil, nil, err
+	}
+	rows, err = w.scan(ctx, rn, part, gpu.ScanFill, true)
+	return rn, rows, err
+}
+
+// distribution computes percent_rank, cume_dist and ntile from the row
+// numbers, as DuckDB does (DOUBLE quotients; ntile's buckets of rows / n
+// rows, the first rows % n of them one row larger).
+func (w *windowRun) distribution(ctx context.Context, f WindowFunc, cols []gpu.Column, part, peers gpu.Column) (gpu.Column, error) {
+	i64, f64 := gpu.Type{Kind: gpu.Int64}, gpu.Type{Kind: gpu.Float64}
+	k := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
+	call := func(op gpu.Op, t gpu.Type, a ...*gpu.Expr) *gpu.Expr { return gpu.Call(op, t, a...) }
+	toF := func(e *gpu.Expr) *gpu.Expr { return call(gpu.OpCast, f64, e) }
+	rn, rows, err := w.rowNumbers(ctx, part)
+	if err != nil {
+		return nil, err
+	}
+	var res gpu.Column
+	switch f.Kind {
+	case WindowPercentRank:
+		atPeers, err := w.project(ctx, []gpu.Column{peers, rn}, call(gpu.OpCase, i64, gpu.Col(0, peers.Type()), gpu.Col(1, i64), k(0)))
+		if err != nil {
+			return nil, err
+		}
+		rank, err := w.scan(ctx, atPeers, part, gpu.ScanMax, false)
+		if err != nil {
+			return nil, err
+		}
+		r, n := gpu.Col(0, i64), gpu.Col(1, i64)
+		res, err = w.project(ctx, []gpu.Column{rank, rows}, call(gpu.OpCase, f64,
+			call(gpu.OpGt, gpu.Type{Kind: gpu.Bool}, n, k(1)),
+			call(gpu.OpDiv, f64, toF(call(gpu.OpSub, i64, r, k(1))), toF(call(gpu.OpSub, i64, n, k(1)))),
+			gpu.Const(f64, gpu.Value{})))
+		if err != nil {
+			return nil, err
+		}
+	case WindowCumeDist:
+		lastPeer, err := w.scan(ctx, rn, peers, gpu.ScanFill, true)
+		if err != nil {
+			return nil, err
+		}
+		if res, err = w.project(ctx, []gpu.Column{lastPeer, rows}, call(gpu.OpDiv, f64, toF(gpu.Col(0, i64)), toF(gpu.Col(1, i64)))); err != nil {
+			return nil, err
+		}
+	case WindowNtile:
+		arg := cols[f.Arg]
+		bt := arg.Type()
+		if !bt.Kind.IsInteger() || bt.Kind == gpu.Date32 || bt.Kind == gpu.Decimal64 || bt.Kind == gpu.Decimal128 {
+			return nil, fmt.Errorf("ntile of %s buckets: %w", bt, gpu.ErrUnsupported)
+		}
+		// buckets = min(n, rows); size = rows / buckets; the first
+		// large = rows - buckets * size buckets hold size + 1 rows.
+		cmp := gpu.Type{Kind: gpu.Bool, Nullable: bt.Nullable}
+		r0 := call(gpu.OpSub, i64, gpu.Col(0, i64), k(1))
+		total := gpu.Col(1, i64)
+		n := gpu.Col(2, bt)
+		if bt.Kind != gpu.Int64 {
+			n = call(gpu.OpCast, i64.WithNullable(bt.Nullable), n)
+		}
+		t := n.Type
+		b := call(gpu.OpCase, t, call(gpu.OpGt, cmp, n, total), total, n)
+		size := call(gpu.OpIntDiv, t, total, b)
+		large := call(gpu.OpSub, t, total, call(gpu.OpMul, t, b, size))
+		small := call(gpu.OpMul, t, large, call(gpu.OpAdd, t, size, k(1)))
+		bucket := call(gpu.OpCase, t,
+			call(gpu.OpLt, cmp, r0, small),
+			call(gpu.OpAdd, t, k(1), call(gpu.OpIntDiv, t, r0, call(gpu.OpAdd, t, size, k(1)))),
+			call(gpu.OpAdd, t, call(gpu.OpAdd, t, k(1), large), call(gpu.OpIntDiv, t, call(gpu.OpSub, t, r0, small), size)))
+		// DuckDB: "Argument for ntile must be greater than zero".
+		checked := call(gpu.OpCheck, t, call(gpu.OpLe, cmp, n, k(0)), bucket)
+		if res, err = w.project(ctx, []gpu.Column{rn, rows, arg}, checked); err != nil {
+			return nil, err
+		}
+	}
+	return w.result(ctx, res, f.Type)
+}
+
+// value hands each row the value of another row of its partition, by a
+// gather of the argument (any type, dictionaries kept): first_value and
+// last_value the frame's first or last row's, lag and lead the row Offset
+// before or after (Default, or null, where that row is outside the
+// partition).
+func (w *windowRun) value(ctx context.Context, f WindowFunc, cols []gpu.Column, part, peers gpu.Column) (gpu.Column, error) {
+	i64 := gpu.Type{Kind: gpu.Int64}
+	k := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
+	// pos: each row's place in the sorted rows, from 1 (a running count
+	// over one segment).
+	whole, err := w.starts(ctx, cols, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	ones, err := w.project(ctx, []gpu.Column{whole}, k(1))
+	if err != nil {
+		return nil, err
+	}
+	pos, err := w.scan(ctx, ones, whole, gpu.ScanSum, false)
+	if err != nil {
+		return nil, err
+	}
+	var ins []gpu.Column
+	var idx *gpu.Expr // the source row from 0, -1 for none
+	switch f.Kind {
+	case WindowFirstValue:
+		first, err := w.scan(ctx, pos, part, gpu.ScanFill, false)
+		if err != nil {
+			return nil, err
+		}
+		ins, idx = []gpu.Column{first}, gpu.Call(gpu.OpSub, i64, gpu.Col(0, i64), k(1))
+	case WindowLastValue:
+		last, err := w.frameEnd(ctx, pos, f.Frame, part, peers)
+		if err != nil {
+			return nil, err
+		}
+		ins, idx = []gpu.Column{last}, gpu.Call(gpu.OpSub, i64, gpu.Col(0, i64), k(1))
+	default:
+		rn, rows, err := w.rowNumbers(ctx, part)
+		if err != nil {
+			return nil, err
+		}
+		step := f.Offset
+		if f.Kind == WindowLag {
+			step = -step
+		}
+		b := gpu.Type{Kind: gpu.Bool}
+		target := gpu.Call(gpu.OpAdd, i64, gpu.Col(0, i64), k(step))
+		inside := gpu.Call(gpu.OpAnd, b, gpu.Call(gpu.OpGe, b, target, k(1)), gpu.Call(gpu.OpLe, b, target, gpu.Col(1, i64)))
+		ins = []gpu.Column{rn, rows, pos}
+		idx = gpu.Call(gpu.OpCase, i64, inside, gpu.Call(gpu.OpAdd, i64, gpu.Col(2, i64), k(step-1)), k(-1))
+	}
+	at, err := w.project(ctx, ins, gpu.Call(gpu.OpCast, gpu.JoinIndexType, idx))
+	if err != nil {
+		return nil, err
+	}
+	got, err := w.r.x.Dev.Gather(ctx, []gpu.Column{cols[f.Arg]}, at, true)
+	if err != nil {
+		return nil, err
+	}
+	v := w.temp(got[0])
+	if f.Default < 0 {
+		return w.result(ctx, v, f.Type)
+	}
+	d := cols[f.Default]
+	t := f.Type.WithNullable(true)
+	e := gpu.Call(gpu.OpCase, t, gpu.Call(gpu.OpGe, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, gpu.JoinIndexType), gpu.Const(gpu.JoinIndexType, gpu.Value{})),
+		gpu.Col(0, v.Type()), gpu.Col(2, d.Type()))
+	out, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: []gpu.Type{v.Type(), gpu.JoinIndexType, d.Type()}, Project: []*gpu.Expr{e}, Sink: gpu.SinkMaterialize}, []gpu.Column{v, at, d})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
 }

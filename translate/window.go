@@ -136,6 +136,21 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 		base.Kind = map[string]physical.WindowKind{"row_number": physical.WindowRowNumber, "rank": physical.WindowRank, "dense_rank": physical.WindowDenseRank}[f.Name()]
 		base.Type = out
 		return []physical.WindowFunc{base}, false, out, nil
+	case "percent_rank", "cume_dist":
+		if f.NArgs() != 0 {
+			return nil, false, out, fmt.Errorf("window function %s with %d arguments", f.Name(), f.NArgs())
+		}
+		if out.Kind != gpu.Float64 {
+			return nil, false, out, unsupported(fmt.Sprintf("window function %s giving %s", f.Name(), out))
+		}
+		base.Kind, base.Type = physical.WindowCumeDist, out
+		if f.Name() == "percent_rank" {
+			base.Kind = physical.WindowPercentRank
+		}
+		return []physical.WindowFunc{base}, false, out, nil
+	case "ntile", "first_value", "last_value", "lag", "lead":
+		fs, err := t.valueWindow(f, base, out, in, conv)
+		return fs, false, out, err
 	}
 	fn, err := substrait.Resolve(f.ID())
 	if err != nil {
@@ -251,4 +266,77 @@ func sortKey(sf expr.SortField, col int) (gpu.SortKey, error) {
 		return k, unsupported(fmt.Sprintf("sort direction %v", dir))
 	}
 	return k, nil
+}
+
+// valueWindow translates ntile and the functions that take another row's
+// value: first_value, last_value (their frame from the partition's start),
+// lag and lead (a constant offset, a default of the value's type).
+func (t *translator) valueWindow(f *expr.WindowFunction, base physical.WindowFunc, out gpu.Type, in *stream, conv exprConv) ([]physical.WindowFunc, error) {
+	args := make([]*gpu.Expr, f.NArgs())
+	for i := range args {
+		a, ok := f.Arg(i).(expr.Expression)
+		if !ok {
+			return nil, unsupported(fmt.Sprintf("window %s: non-value argument %d", f.Name(), i))
+		}
+		var err error
+		if args[i], err = conv.convert(a); err != nil {
+			return nil, err
+		}
+	}
+	if len(args) == 0 {
+		return nil, fmt.Errorf("window function %s without an argument", f.Name())
+	}
+	base.Arg, base.Type, base.Default = in.columnOf(args[0]), out.WithNullable(true), -1
+	switch f.Name() {
+	case "ntile":
+		if len(args) != 1 || !isInt(args[0].Type) || !isInt(out) {
+			return nil, unsupported(fmt.Sprintf("ntile of %d arguments (%s) giving %s", len(args), args[0].Type, out))
+		}
+		base.Kind = physical.WindowNtile
+		return []physical.WindowFunc{base}, nil
+	case "first_value", "last_value":
+		if len(args) != 1 {
+			return nil, fmt.Errorf("window function %s with %d arguments", f.Name(), len(args))
+		}
+		var err error
+		if base.Frame, err = windowFrame(f); err != nil {
+			return nil, err
+		}
+		base.Kind = physical.WindowFirstValue
+		if f.Name() == "last_value" {
+			base.Kind = physical.WindowLastValue
+		}
+		return []physical.WindowFunc{base}, nil
+	}
+	base.Kind, base.Offset = physical.WindowLag, 1
+	if f.Name() == "lead" {
+		base.Kind = physical.WindowLead
+	}
+	if len(args) > 3 {
+		return nil, fmt.Errorf("window function %s with %d arguments", f.Name(), len(args))
+	}
+	if len(args) >= 2 {
+		a, _ := f.Arg(1).(expr.Expression)
+		v, null, ok := intLiteral(a)
+		if !ok || null {
+			return nil, unsupported(fmt.Sprintf("%s with an offset that is not an integer constant", f.Name()))
+		}
+		base.Offset = v
+	}
+	if len(args) == 3 {
+		d := args[2]
+		switch {
+		case d.Op == gpu.OpConst && d.Const.Null:
+			// a null default is no default
+		case args[0].Type.Kind == gpu.Dict:
+			return nil, unsupported(fmt.Sprintf("%s of strings with a default", f.Name()))
+		default:
+			var err error
+			if d, err = cast(d, args[0].Type); err != nil {
+				return nil, err
+			}
+			base.Default = in.columnOf(d)
+		}
+	}
+	return []physical.WindowFunc{base}, nil
 }
