@@ -46,6 +46,11 @@ func TestWindowFunctionsOnDevice(t *testing.T) {
 		"SELECT id, last_value(o) OVER (PARTITION BY p ORDER BY o) AS lo, last_value(d) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ld FROM w ORDER BY id",
 		"SELECT id, lag(v) OVER (PARTITION BY g ORDER BY id) AS l1, lead(d, 2) OVER (PARTITION BY p ORDER BY id) AS l2, lag(p, 3) OVER (ORDER BY id) AS l3 FROM w ORDER BY id",
 		"SELECT id, lag(v, 1, -1) OVER (PARTITION BY g ORDER BY id) AS l1, lead(f, 1, 0.5) OVER (PARTITION BY p ORDER BY id) AS l2, lag(o, -2) OVER (ORDER BY id) AS l3, lead(o, 0) OVER (ORDER BY id) AS l4 FROM w ORDER BY id",
+		// sliding ROWS frames: sums and counts as differences of running ones,
+		// empty frames (null sums, zero counts), frames past either end
+		"SELECT id, sum(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS a, count(v) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING) AS b, avg(d) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 3 PRECEDING AND 1 PRECEDING) AS c FROM w ORDER BY id",
+		"SELECT id, sum(d) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS a, count(*) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) AS b, sum(v) OVER (PARTITION BY id % 5 ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS c FROM w ORDER BY id",
+		"SELECT id, first_value(p) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS a, last_value(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 5 FOLLOWING AND 9 FOLLOWING) AS b FROM w ORDER BY id",
 		// an empty input: no partitions at all
 		"SELECT id, lag(v) OVER (ORDER BY id) AS l, ntile(3) OVER (ORDER BY id) AS n, percent_rank() OVER (ORDER BY id) AS pr FROM w WHERE id < 0 ORDER BY id",
 	})
@@ -56,8 +61,9 @@ func TestWindowFunctionsOnDevice(t *testing.T) {
 func TestWindowFramesFallBack(t *testing.T) {
 	e := NewEngine(memoryDB(t, windowDDL), "window-frames", host.New(), "")
 	for _, q := range []string{
-		"SELECT id, sum(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM w ORDER BY id",
+		"SELECT id, sum(f) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM w ORDER BY id",
 		"SELECT id, min(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS m FROM w ORDER BY id",
+		"SELECT id, sum(v) OVER (PARTITION BY g ORDER BY id RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM w ORDER BY id",
 	} {
 		t.Run(q, func(t *testing.T) {
 			if where, reason := queryLikeDuckDB(t, e, q); where == OnHost && reason == "" {

@@ -3,6 +3,7 @@ package physical
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -39,6 +40,18 @@ const (
 	FramePeers
 	// FramePartition: the whole partition.
 	FramePartition
+	// FrameRowsBetween: the rows From to To rows from this one (negative:
+	// before it), within the partition (ROWS BETWEEN n PRECEDING AND m
+	// FOLLOWING, and the like): sum, count and avg of exact values (the
+	// running sums at the frame's ends subtracted), first_value and
+	// last_value.
+	FrameRowsBetween
+)
+
+// Unbounded ends of a FrameRowsBetween.
+const (
+	FrameUnboundedPreceding int64 = math.MinInt64
+	FrameUnboundedFollowing int64 = math.MaxInt64
 )
 
 // WindowFunc is one window function: its partition and order keys are
@@ -55,6 +68,8 @@ type WindowFunc struct {
 	// and the column that stands where it leaves the partition (-1: null).
 	Offset  int64
 	Default int
+	// From and To: a FrameRowsBetween's ends.
+	From, To int64
 }
 
 // Window appends to its input's columns one column per function (SQL's
@@ -127,9 +142,28 @@ func (f WindowFunc) String() string {
 		over = append(over, "order by "+sortKeysText(f.Order))
 	}
 	if f.Kind == WindowAggregate || f.Kind == WindowFirstValue || f.Kind == WindowLastValue {
-		over = append(over, map[WindowFrame]string{FrameRows: "rows to current", FramePeers: "range to current", FramePartition: "whole partition"}[f.Frame])
+		if f.Frame == FrameRowsBetween {
+			over = append(over, fmt.Sprintf("rows %s to %s", frameEnd(f.From), frameEnd(f.To)))
+		} else {
+			over = append(over, map[WindowFrame]string{FrameRows: "rows to current", FramePeers: "range to current", FramePartition: "whole partition"}[f.Frame])
+		}
 	}
 	return name + " over (" + strings.Join(over, " ") + ")"
+}
+
+// frameEnd is a FrameRowsBetween end as EXPLAIN shows it.
+func frameEnd(v int64) string {
+	switch {
+	case v == FrameUnboundedPreceding:
+		return "unbounded preceding"
+	case v == FrameUnboundedFollowing:
+		return "unbounded following"
+	case v < 0:
+		return fmt.Sprintf("%d preceding", -v)
+	case v > 0:
+		return fmt.Sprintf("%d following", v)
+	}
+	return "current"
 }
 
 // sortKeys are the keys that group f's partitions and order their rows.
@@ -302,6 +336,9 @@ func (w *windowRun) result(ctx context.Context, c gpu.Column, t gpu.Type) (gpu.C
 // values gives null), handed back from the frame's last row for peers and
 // whole partitions.
 func (w *windowRun) aggregate(ctx context.Context, f WindowFunc, cols []gpu.Column, part, peers gpu.Column) (gpu.Column, error) {
+	if f.Frame == FrameRowsBetween {
+		return w.slidingAggregate(ctx, f, cols, part)
+	}
 	i64 := gpu.Type{Kind: gpu.Int64}
 	one, zero := gpu.Const(i64, gpu.Value{I64: 1}), gpu.Const(i64, gpu.Value{})
 	var arg *gpu.Expr
@@ -512,14 +549,24 @@ func (w *windowRun) value(ctx context.Context, f WindowFunc, cols []gpu.Column, 
 	}
 	var ins []gpu.Column
 	var idx *gpu.Expr // the source row from 0, -1 for none
-	switch f.Kind {
-	case WindowFirstValue:
+	var at gpu.Column // or the source rows themselves
+	switch {
+	case f.Frame == FrameRowsBetween && (f.Kind == WindowFirstValue || f.Kind == WindowLastValue):
+		b, err := w.frameBounds(ctx, f, part, pos)
+		if err != nil {
+			return nil, err
+		}
+		at = b.from
+		if f.Kind == WindowLastValue {
+			at = b.to
+		}
+	case f.Kind == WindowFirstValue:
 		first, err := w.scan(ctx, pos, part, gpu.ScanFill, false)
 		if err != nil {
 			return nil, err
 		}
 		ins, idx = []gpu.Column{first}, gpu.Call(gpu.OpSub, i64, gpu.Col(0, i64), k(1))
-	case WindowLastValue:
+	case f.Kind == WindowLastValue:
 		last, err := w.frameEnd(ctx, pos, f.Frame, part, peers)
 		if err != nil {
 			return nil, err
@@ -540,9 +587,10 @@ func (w *windowRun) value(ctx context.Context, f WindowFunc, cols []gpu.Column, 
 		ins = []gpu.Column{rn, rows, pos}
 		idx = gpu.Call(gpu.OpCase, i64, inside, gpu.Call(gpu.OpAdd, i64, gpu.Col(2, i64), k(step-1)), k(-1))
 	}
-	at, err := w.project(ctx, ins, gpu.Call(gpu.OpCast, gpu.JoinIndexType, idx))
-	if err != nil {
-		return nil, err
+	if at == nil {
+		if at, err = w.project(ctx, ins, gpu.Call(gpu.OpCast, gpu.JoinIndexType, idx)); err != nil {
+			return nil, err
+		}
 	}
 	got, err := w.r.x.Dev.Gather(ctx, []gpu.Column{cols[f.Arg]}, at, true)
 	if err != nil {
@@ -557,6 +605,167 @@ func (w *windowRun) value(ctx context.Context, f WindowFunc, cols []gpu.Column, 
 	e := gpu.Call(gpu.OpCase, t, gpu.Call(gpu.OpGe, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, gpu.JoinIndexType), gpu.Const(gpu.JoinIndexType, gpu.Value{})),
 		gpu.Col(0, v.Type()), gpu.Col(2, d.Type()))
 	out, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: []gpu.Type{v.Type(), gpu.JoinIndexType, d.Type()}, Project: []*gpu.Expr{e}, Sink: gpu.SinkMaterialize}, []gpu.Column{v, at, d})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// frameRows are the rows of each row's FrameRowsBetween frame as places in
+// the sorted rows from 0: from and to (-1 in both when the frame is
+// empty), and before, the place just before from (-1 at the partition's
+// start), where the running sums that end before the frame stand.
+type frameRows struct{ from, to, before gpu.Column }
+
+func (w *windowRun) frameBounds(ctx context.Context, f WindowFunc, part, pos gpu.Column) (frameRows, error) {
+	i64, b := gpu.Type{Kind: gpu.Int64}, gpu.Type{Kind: gpu.Bool}
+	k := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
+	rn, rows, err := w.rowNumbers(ctx, part)
+	if err != nil {
+		return frameRows{}, err
+	}
+	r, n, p := gpu.Col(0, i64), gpu.Col(1, i64), gpu.Col(2, i64)
+	// lo and hi as row numbers in the partition, clamped to it; an offset
+	// beyond 2^40 rows reaches past any partition (2^31 rows at most).
+	end := func(v int64) *gpu.Expr {
+		switch {
+		case v < -(1 << 40):
+			return k(1)
+		case v > 1<<40:
+			return n
+		}
+		return gpu.Call(gpu.OpAdd, i64, r, k(v))
+	}
+	clamp := func(e *gpu.Expr) *gpu.Expr {
+		e = gpu.Call(gpu.OpCase, i64, gpu.Call(gpu.OpLt, b, e, k(1)), k(1), e)
+		return gpu.Call(gpu.OpCase, i64, gpu.Call(gpu.OpGt, b, e, n), n, e)
+	}
+	lo, hi := clamp(end(f.From)), clamp(end(f.To))
+	// A frame is empty where its ends cross, or lie wholly outside the
+	// partition (clamping brings those back inside).
+	empty := gpu.Call(gpu.OpOr, b, gpu.Call(gpu.OpGt, b, lo, hi),
+		gpu.Call(gpu.OpGt, b, end(f.From), n), gpu.Call(gpu.OpLt, b, end(f.To), k(1)))
+	place := func(rowNumber *gpu.Expr) *gpu.Expr { // pos - rn + rowNumber - 1
+		return gpu.Call(gpu.OpSub, i64, gpu.Call(gpu.OpAdd, i64, gpu.Call(gpu.OpSub, i64, p, r), rowNumber), k(1))
+	}
+	ins := []gpu.Column{rn, rows, pos}
+	var out [3]gpu.Column
+	for i, e := range []*gpu.Expr{
+		gpu.Call(gpu.OpCase, i64, empty, k(-1), place(lo)),
+		gpu.Call(gpu.OpCase, i64, empty, k(-1), place(hi)),
+		gpu.Call(gpu.OpCase, i64, gpu.Call(gpu.OpOr, b, empty, gpu.Call(gpu.OpLe, b, lo, k(1))), k(-1), place(gpu.Call(gpu.OpSub, i64, lo, k(1)))),
+	} {
+		if out[i], err = w.project(ctx, ins, gpu.Call(gpu.OpCast, gpu.JoinIndexType, e)); err != nil {
+			return frameRows{}, err
+		}
+	}
+	return frameRows{from: out[0], to: out[1], before: out[2]}, nil
+}
+
+// slidingAggregate is sum, count or avg's sum over a FrameRowsBetween: the
+// running sum and count of the values at the frame's last row less those
+// just before its first (exact: integers and decimals only).
+func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []gpu.Column, part gpu.Column) (gpu.Column, error) {
+	i64 := gpu.Type{Kind: gpu.Int64}
+	one, zero := gpu.Const(i64, gpu.Value{I64: 1}), gpu.Const(i64, gpu.Value{})
+	ins := []gpu.Column{part}
+	var arg *gpu.Expr
+	if f.Agg != gpu.AggCountStar {
+		ins, arg = []gpu.Column{cols[f.Arg]}, gpu.Col(0, cols[f.Arg].Type())
+	}
+	present := one
+	if arg != nil && arg.Type.Nullable {
+		present = gpu.Call(gpu.OpCase, i64, gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, arg), zero, one)
+	}
+	counts, err := w.project(ctx, ins, present)
+	if err != nil {
+		return nil, err
+	}
+	if counts, err = w.scan(ctx, counts, part, gpu.ScanSum, false); err != nil {
+		return nil, err
+	}
+	running := []gpu.Column{counts}
+	var st gpu.Type
+	if f.Agg == gpu.AggSum {
+		var ok bool
+		if st, ok = WindowScanType(gpu.AggSum, arg.Type); !ok || st.Kind == gpu.Float64 {
+			// A difference of float running sums is not the frame's sum
+			// as DuckDB adds it.
+			return nil, fmt.Errorf("a sliding frame's sum of %s: %w", arg.Type, gpu.ErrUnsupported)
+		}
+		v := gpu.Call(gpu.OpCast, st.WithNullable(arg.Type.Nullable), arg)
+		if arg.Type.Nullable {
+			v = gpu.Call(gpu.OpCase, st, gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, arg), gpu.Const(st, gpu.ScanIdentity(gpu.ScanSum, st.Kind)), v)
+		}
+		vals, err := w.project(ctx, ins, v)
+		if err != nil {
+			return nil, err
+		}
+		if vals, err = w.scan(ctx, vals, part, gpu.ScanSum, false); err != nil {
+			return nil, err
+		}
+		running = append(running, vals)
+	} else if f.Agg != gpu.AggCount && f.Agg != gpu.AggCountStar {
+		return nil, fmt.Errorf("window %s over a sliding frame: %w", f.Agg, gpu.ErrUnsupported)
+	}
+	whole, err := w.starts(ctx, cols, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	ones, err := w.project(ctx, []gpu.Column{whole}, one)
+	if err != nil {
+		return nil, err
+	}
+	pos, err := w.scan(ctx, ones, whole, gpu.ScanSum, false)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := w.frameBounds(ctx, f, part, pos)
+	if err != nil {
+		return nil, err
+	}
+	atEnd, err := w.r.x.Dev.Gather(ctx, running, fb.to, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range atEnd {
+		w.temp(c)
+	}
+	atBefore, err := w.r.x.Dev.Gather(ctx, running, fb.before, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range atBefore {
+		w.temp(c)
+	}
+	// Gathered nulls (no row: an empty frame, or the partition's start)
+	// stand for zero.
+	orZero := func(c int, t gpu.Type) *gpu.Expr {
+		x := gpu.Col(c, t.WithNullable(true))
+		return gpu.Call(gpu.OpCase, t.WithNullable(false), gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, x), gpu.Const(t, gpu.ScanIdentity(gpu.ScanSum, t.Kind)), x)
+	}
+	in := append(append([]gpu.Column{}, atEnd...), atBefore...)
+	types := make([]gpu.Type, len(in))
+	for i, c := range in {
+		types[i] = c.Type()
+	}
+	m := len(running)
+	cnt := gpu.Call(gpu.OpSub, i64, orZero(0, i64), orZero(m, i64))
+	var e *gpu.Expr
+	if f.Agg == gpu.AggSum {
+		sum := gpu.Call(gpu.OpSub, st, orZero(1, st), orZero(m+1, st))
+		if st != f.Type.WithNullable(false) {
+			sum = gpu.Call(gpu.OpCast, f.Type.WithNullable(false), sum)
+		}
+		t := f.Type.WithNullable(true)
+		e = gpu.Call(gpu.OpCase, t, gpu.Call(gpu.OpEq, gpu.Type{Kind: gpu.Bool}, cnt, zero), gpu.Const(t, gpu.Value{Null: true}), sum)
+	} else {
+		e = cnt
+		if f.Type.WithNullable(false) != i64 {
+			e = gpu.Call(gpu.OpCast, f.Type, cnt)
+		}
+	}
+	out, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: types, Project: []*gpu.Expr{e}, Sink: gpu.SinkMaterialize}, in)
 	if err != nil {
 		return nil, err
 	}

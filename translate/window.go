@@ -157,7 +157,7 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 		return nil, false, out, unsupported(fmt.Sprintf("window function %s", f.Name()))
 	}
 	base.Kind = physical.WindowAggregate
-	if base.Frame, err = windowFrame(f); err != nil {
+	if base.Frame, base.From, base.To, err = windowFrameRows(f); err != nil {
 		return nil, false, out, err
 	}
 	var arg *gpu.Expr
@@ -195,6 +195,10 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 	if !ok {
 		return nil, false, out, unsupported(fmt.Sprintf("window %s of %s", fn, arg.Type))
 	}
+	if base.Frame == physical.FrameRowsBetween && (base.Agg != gpu.AggSum || st.Kind == gpu.Float64) {
+		// Sliding sums are differences of running sums: exact types only.
+		return nil, false, out, unsupported(fmt.Sprintf("window %s of %s over a sliding frame", fn, arg.Type))
+	}
 	if fn != substrait.FnAvg {
 		if _, err := cast(gpu.Col(0, st), out); err != nil {
 			return nil, false, out, unsupported(fmt.Sprintf("window %s of %s giving %s", fn, arg.Type, out))
@@ -209,10 +213,37 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 	return []physical.WindowFunc{base, count}, true, out, nil
 }
 
-// windowFrame maps an aggregate's frame to one the Window computes: from
-// the partition's first row to this row (ROWS), to this row's last peer
-// (RANGE), or to the partition's end.
-func windowFrame(f *expr.WindowFunction) (physical.WindowFrame, error) {
+// windowFrameRows maps a frame to one the Window computes: from the
+// partition's start to this row (ROWS), to this row's last peer (RANGE) or
+// to the partition's end (simpleFrame), or a ROWS frame of any other
+// constant ends, physical.FrameRowsBetween from..to rows from this one.
+func windowFrameRows(f *expr.WindowFunction) (frame physical.WindowFrame, from, to int64, err error) {
+	if frame, err = simpleFrame(f); err == nil || f.BoundsType != types.BoundsTypeRows || len(f.Sorts) == 0 {
+		return frame, 0, 0, err
+	}
+	offset := func(b expr.Bound, unbounded int64) (int64, bool) {
+		switch x := b.(type) {
+		case nil, expr.Unbounded, *expr.Unbounded:
+			return unbounded, true
+		case expr.CurrentRow, *expr.CurrentRow:
+			return 0, true
+		case expr.PrecedingBound:
+			return -int64(x), int64(x) >= 0
+		case expr.FollowingBound:
+			return int64(x), int64(x) >= 0
+		}
+		return 0, false
+	}
+	from, okFrom := offset(f.LowerBound, physical.FrameUnboundedPreceding)
+	to, okTo := offset(f.UpperBound, physical.FrameUnboundedFollowing)
+	if !okFrom || !okTo || from == physical.FrameUnboundedFollowing || to == physical.FrameUnboundedPreceding {
+		return 0, 0, 0, err
+	}
+	return physical.FrameRowsBetween, from, to, nil
+}
+
+// simpleFrame maps frames that start at the partition's start.
+func simpleFrame(f *expr.WindowFunction) (physical.WindowFrame, error) {
 	unbounded := func(b expr.Bound) bool {
 		switch b.(type) {
 		case nil, expr.Unbounded, *expr.Unbounded:
@@ -299,7 +330,7 @@ func (t *translator) valueWindow(f *expr.WindowFunction, base physical.WindowFun
 			return nil, fmt.Errorf("window function %s with %d arguments", f.Name(), len(args))
 		}
 		var err error
-		if base.Frame, err = windowFrame(f); err != nil {
+		if base.Frame, base.From, base.To, err = windowFrameRows(f); err != nil {
 			return nil, err
 		}
 		base.Kind = physical.WindowFirstValue
