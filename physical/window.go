@@ -340,22 +340,8 @@ func (w *windowRun) aggregate(ctx context.Context, f WindowFunc, cols []gpu.Colu
 		return w.slidingAggregate(ctx, f, cols, part)
 	}
 	i64 := gpu.Type{Kind: gpu.Int64}
-	one, zero := gpu.Const(i64, gpu.Value{I64: 1}), gpu.Const(i64, gpu.Value{})
-	var arg *gpu.Expr
-	ins := []gpu.Column{part}
-	if f.Agg != gpu.AggCountStar {
-		ins = []gpu.Column{cols[f.Arg]}
-		arg = gpu.Col(0, cols[f.Arg].Type())
-	}
-	present := one
-	if arg != nil && arg.Type.Nullable {
-		present = gpu.Call(gpu.OpCase, i64, gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, arg), zero, one)
-	}
-	counts, err := w.project(ctx, ins, present)
+	counts, err := w.runningCounts(ctx, f, cols, part)
 	if err != nil {
-		return nil, err
-	}
-	if counts, err = w.scan(ctx, counts, part, gpu.ScanSum, false); err != nil {
 		return nil, err
 	}
 	if counts, err = w.frameEnd(ctx, counts, f.Frame, part, peers); err != nil {
@@ -368,23 +354,8 @@ func (w *windowRun) aggregate(ctx context.Context, f WindowFunc, cols []gpu.Colu
 	if !ok {
 		return nil, fmt.Errorf("window aggregate %s: %w", f.Agg, gpu.ErrUnsupported)
 	}
-	st, ok := WindowScanType(f.Agg, arg.Type)
-	if !ok {
-		return nil, fmt.Errorf("window %s of %s: %w", f.Agg, arg.Type, gpu.ErrUnsupported)
-	}
-	// Nulls stand as the operator's identity, which changes nothing.
-	v := arg
-	if arg.Type.WithNullable(false) != st {
-		v = gpu.Call(gpu.OpCast, st.WithNullable(arg.Type.Nullable), arg)
-	}
-	if arg.Type.Nullable {
-		v = gpu.Call(gpu.OpCase, st, gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, arg), gpu.Const(st, gpu.ScanIdentity(op, st.Kind)), v)
-	}
-	vals, err := w.project(ctx, ins, v)
+	vals, st, err := w.runningValues(ctx, f, op, cols, part)
 	if err != nil {
-		return nil, err
-	}
-	if vals, err = w.scan(ctx, vals, part, op, false); err != nil {
 		return nil, err
 	}
 	if vals, err = w.frameEnd(ctx, vals, f.Frame, part, peers); err != nil {
@@ -396,13 +367,56 @@ func (w *windowRun) aggregate(ctx context.Context, f WindowFunc, cols []gpu.Colu
 	}
 	t := f.Type.WithNullable(true)
 	e := gpu.Call(gpu.OpCase, t,
-		gpu.Call(gpu.OpEq, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, i64), zero), gpu.Const(t, gpu.Value{Null: true}),
+		gpu.Call(gpu.OpEq, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, i64), gpu.Const(i64, gpu.Value{})), gpu.Const(t, gpu.Value{Null: true}),
 		out)
 	res, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: []gpu.Type{st, i64}, Project: []*gpu.Expr{e}, Sink: gpu.SinkMaterialize}, []gpu.Column{vals, counts})
 	if err != nil {
 		return nil, err
 	}
 	return res[0], nil
+}
+
+// runningCounts is, in each partition, the running count of f's values
+// that are not null (of rows, for count(*)).
+func (w *windowRun) runningCounts(ctx context.Context, f WindowFunc, cols []gpu.Column, part gpu.Column) (gpu.Column, error) {
+	i64 := gpu.Type{Kind: gpu.Int64}
+	present := gpu.Const(i64, gpu.Value{I64: 1})
+	ins := []gpu.Column{part}
+	if f.Agg != gpu.AggCountStar {
+		ins = []gpu.Column{cols[f.Arg]}
+		if arg := gpu.Col(0, cols[f.Arg].Type()); arg.Type.Nullable {
+			present = gpu.Call(gpu.OpCase, i64, gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, arg), gpu.Const(i64, gpu.Value{}), present)
+		}
+	}
+	counts, err := w.project(ctx, ins, present)
+	if err != nil {
+		return nil, err
+	}
+	return w.scan(ctx, counts, part, gpu.ScanSum, false)
+}
+
+// runningValues is, in each partition, the running op of f's values in
+// the type its scan runs in (WindowScanType), nulls standing as op's
+// identity, which changes nothing.
+func (w *windowRun) runningValues(ctx context.Context, f WindowFunc, op gpu.ScanOp, cols []gpu.Column, part gpu.Column) (gpu.Column, gpu.Type, error) {
+	arg := gpu.Col(0, cols[f.Arg].Type())
+	st, ok := WindowScanType(f.Agg, arg.Type)
+	if !ok {
+		return nil, st, fmt.Errorf("window %s of %s: %w", f.Agg, arg.Type, gpu.ErrUnsupported)
+	}
+	v := arg
+	if arg.Type.WithNullable(false) != st {
+		v = gpu.Call(gpu.OpCast, st.WithNullable(arg.Type.Nullable), arg)
+	}
+	if arg.Type.Nullable {
+		v = gpu.Call(gpu.OpCase, st, gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, arg), gpu.Const(st, gpu.ScanIdentity(op, st.Kind)), v)
+	}
+	vals, err := w.project(ctx, []gpu.Column{cols[f.Arg]}, v)
+	if err != nil {
+		return nil, st, err
+	}
+	vals, err = w.scan(ctx, vals, part, op, false)
+	return vals, st, err
 }
 
 // frameEnd hands each row the running value of its frame's last row: its
@@ -533,17 +547,7 @@ func (w *windowRun) distribution(ctx context.Context, f WindowFunc, cols []gpu.C
 func (w *windowRun) value(ctx context.Context, f WindowFunc, cols []gpu.Column, part, peers gpu.Column) (gpu.Column, error) {
 	i64 := gpu.Type{Kind: gpu.Int64}
 	k := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
-	// pos: each row's place in the sorted rows, from 1 (a running count
-	// over one segment).
-	whole, err := w.starts(ctx, cols, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	ones, err := w.project(ctx, []gpu.Column{whole}, k(1))
-	if err != nil {
-		return nil, err
-	}
-	pos, err := w.scan(ctx, ones, whole, gpu.ScanSum, false)
+	pos, err := w.positions(ctx, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -611,6 +615,20 @@ func (w *windowRun) value(ctx context.Context, f WindowFunc, cols []gpu.Column, 
 	return out[0], nil
 }
 
+// positions is each row's place in the sorted rows, from 1: a running
+// count over one segment.
+func (w *windowRun) positions(ctx context.Context, cols []gpu.Column) (gpu.Column, error) {
+	whole, err := w.starts(ctx, cols, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	ones, err := w.project(ctx, []gpu.Column{whole}, gpu.Const(gpu.Type{Kind: gpu.Int64}, gpu.Value{I64: 1}))
+	if err != nil {
+		return nil, err
+	}
+	return w.scan(ctx, ones, whole, gpu.ScanSum, false)
+}
+
 // frameRows are the rows of each row's FrameRowsBetween frame as places in
 // the sorted rows from 0: from and to (-1 in both when the frame is
 // empty), and before, the place just before from (-1 at the partition's
@@ -667,56 +685,30 @@ func (w *windowRun) frameBounds(ctx context.Context, f WindowFunc, part, pos gpu
 // just before its first (exact: integers and decimals only).
 func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []gpu.Column, part gpu.Column) (gpu.Column, error) {
 	i64 := gpu.Type{Kind: gpu.Int64}
-	one, zero := gpu.Const(i64, gpu.Value{I64: 1}), gpu.Const(i64, gpu.Value{})
-	ins := []gpu.Column{part}
-	var arg *gpu.Expr
-	if f.Agg != gpu.AggCountStar {
-		ins, arg = []gpu.Column{cols[f.Arg]}, gpu.Col(0, cols[f.Arg].Type())
-	}
-	present := one
-	if arg != nil && arg.Type.Nullable {
-		present = gpu.Call(gpu.OpCase, i64, gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, arg), zero, one)
-	}
-	counts, err := w.project(ctx, ins, present)
+	zero := gpu.Const(i64, gpu.Value{})
+	counts, err := w.runningCounts(ctx, f, cols, part)
 	if err != nil {
-		return nil, err
-	}
-	if counts, err = w.scan(ctx, counts, part, gpu.ScanSum, false); err != nil {
 		return nil, err
 	}
 	running := []gpu.Column{counts}
 	var st gpu.Type
-	if f.Agg == gpu.AggSum {
-		var ok bool
-		if st, ok = WindowScanType(gpu.AggSum, arg.Type); !ok || st.Kind == gpu.Float64 {
+	switch f.Agg {
+	case gpu.AggCount, gpu.AggCountStar:
+	case gpu.AggSum:
+		var vals gpu.Column
+		if vals, st, err = w.runningValues(ctx, f, gpu.ScanSum, cols, part); err != nil {
+			return nil, err
+		}
+		if st.Kind == gpu.Float64 {
 			// A difference of float running sums is not the frame's sum
 			// as DuckDB adds it.
-			return nil, fmt.Errorf("a sliding frame's sum of %s: %w", arg.Type, gpu.ErrUnsupported)
-		}
-		v := gpu.Call(gpu.OpCast, st.WithNullable(arg.Type.Nullable), arg)
-		if arg.Type.Nullable {
-			v = gpu.Call(gpu.OpCase, st, gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, arg), gpu.Const(st, gpu.ScanIdentity(gpu.ScanSum, st.Kind)), v)
-		}
-		vals, err := w.project(ctx, ins, v)
-		if err != nil {
-			return nil, err
-		}
-		if vals, err = w.scan(ctx, vals, part, gpu.ScanSum, false); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("a sliding frame's sum of %s: %w", cols[f.Arg].Type(), gpu.ErrUnsupported)
 		}
 		running = append(running, vals)
-	} else if f.Agg != gpu.AggCount && f.Agg != gpu.AggCountStar {
+	default:
 		return nil, fmt.Errorf("window %s over a sliding frame: %w", f.Agg, gpu.ErrUnsupported)
 	}
-	whole, err := w.starts(ctx, cols, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	ones, err := w.project(ctx, []gpu.Column{whole}, one)
-	if err != nil {
-		return nil, err
-	}
-	pos, err := w.scan(ctx, ones, whole, gpu.ScanSum, false)
+	pos, err := w.positions(ctx, cols)
 	if err != nil {
 		return nil, err
 	}

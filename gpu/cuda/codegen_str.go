@@ -117,16 +117,7 @@ func (g *exprGen) dateAdd(e *gpu.Expr, v, n string, args []string) error {
 	} else {
 		g.line("  const long long months = (long long)%s;", args[1])
 		g.line("  if (months > (1LL << 40) || months < -(1LL << 40)) rg_raise(status, RG_OVERFLOW);")
-		// civil from days (H. Hinnant), as datePart.
-		g.line("  const long long z = (long long)%s + 719468;", args[0])
-		g.line("  const long long era = (z >= 0 ? z : z - 146096) / 146097;")
-		g.line("  const long long doe = z - era * 146097;")
-		g.line("  const long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;")
-		g.line("  const long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);")
-		g.line("  const long long mp = (5 * doy + 2) / 153;")
-		g.line("  const long long dd = doy - (153 * mp + 2) / 5 + 1;")
-		g.line("  const long long mm = mp < 10 ? mp + 3 : mp - 9;")
-		g.line("  const long long yy = yoe + era * 400 + (mm <= 2 ? 1 : 0);")
+		g.civilFromDays(args[0])
 		g.line("  const long long total = yy * 12 + mm - 1 + months;")
 		g.line("  const long long ny = total >= 0 ? total / 12 : -((-total + 11) / 12);")
 		g.line("  const long long nm = total - ny * 12 + 1;")
@@ -147,14 +138,11 @@ func (g *exprGen) dateAdd(e *gpu.Expr, v, n string, args []string) error {
 	return nil
 }
 
-// datePart emits the year, month or day of a date (days since 1970-01-01),
-// by H. Hinnant's civil_from_days, exact for every int32 day.
-func (g *exprGen) datePart(e *gpu.Expr, v, n string, args []string) error {
-	if len(e.Args) != 1 || e.Args[0].Type.Kind != gpu.Date32 || e.Type.Kind != gpu.Int64 {
-		return fmt.Errorf("%s takes a date32 and gives int64", e.Op)
-	}
-	g.line("if (!%s) {", n)
-	g.line("  const long long z = (long long)%s + 719468;", args[0])
+// civilFromDays declares yy, mm and dd, the proleptic Gregorian year,
+// month and day of the date days (days since 1970-01-01), by H. Hinnant's
+// civil_from_days, exact for every int32 day.
+func (g *exprGen) civilFromDays(days string) {
+	g.line("  const long long z = (long long)%s + 719468;", days)
 	g.line("  const long long era = (z >= 0 ? z : z - 146096) / 146097;")
 	g.line("  const long long doe = z - era * 146097;")
 	g.line("  const long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;")
@@ -163,6 +151,16 @@ func (g *exprGen) datePart(e *gpu.Expr, v, n string, args []string) error {
 	g.line("  const long long dd = doy - (153 * mp + 2) / 5 + 1;")
 	g.line("  const long long mm = mp < 10 ? mp + 3 : mp - 9;")
 	g.line("  const long long yy = yoe + era * 400 + (mm <= 2 ? 1 : 0);")
+}
+
+// datePart emits the year, month or day of a date (days since 1970-01-01),
+// by H. Hinnant's civil_from_days, exact for every int32 day.
+func (g *exprGen) datePart(e *gpu.Expr, v, n string, args []string) error {
+	if len(e.Args) != 1 || e.Args[0].Type.Kind != gpu.Date32 || e.Type.Kind != gpu.Int64 {
+		return fmt.Errorf("%s takes a date32 and gives int64", e.Op)
+	}
+	g.line("if (!%s) {", n)
+	g.civilFromDays(args[0])
 	switch e.Op {
 	case gpu.OpYear:
 		g.line("  %s = yy; (void)dd;", v)
