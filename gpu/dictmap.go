@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,6 +27,26 @@ func DictCodeMap(from, to *array.String) []int32 {
 			c = -1
 		}
 		out[i] = c
+	}
+	return out
+}
+
+// DictOrderMap maps the codes of dictionary from into the order of
+// dictionary to, both sorted (EncodeDictionary's byte order): out[c] is 2i
+// where to's string i is from's string c, and 2i-1 where from's string c
+// falls between to's strings i-1 and i. Comparing out[a] with 2b then
+// compares the strings of two Dict values of different dictionaries, for
+// every comparison operator (TPC-DS q19: substr(ca_zip, 1, 5) <>
+// substr(s_zip, 1, 5)).
+func DictOrderMap(from, to *array.String) []int64 {
+	out := make([]int64, from.Len())
+	for c := range out {
+		s := from.Value(c)
+		i, found := sort.Find(to.Len(), func(j int) int { return strings.Compare(s, to.Value(j)) })
+		out[c] = 2 * int64(i)
+		if !found {
+			out[c]--
+		}
 	}
 	return out
 }

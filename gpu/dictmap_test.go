@@ -52,3 +52,15 @@ func TestMergeDictionaries(t *testing.T) {
 		t.Fatalf("no dictionary: got %v, %v", m, same)
 	}
 }
+
+// DictOrderMap puts a dictionary's codes in another's order: equal
+// strings map to twice the other's code, missing ones between.
+func TestDictOrderMap(t *testing.T) {
+	from := strArray("a", "bb", "c", "zz")
+	to := strArray("b", "bb", "d")
+	got := DictOrderMap(from, to)
+	want := []int64{-1, 2, 3, 5} // a < b; bb = bb (code 1); bb < c < d; zz > d
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("DictOrderMap = %v, want %v", got, want)
+	}
+}

@@ -166,7 +166,12 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 		}
 		if a.Kind == gpu.Dict {
 			if _, err := sameDict(argDicts[0], argDicts[1]); err != nil {
-				return nil, fmt.Errorf("%s: %w", e, err)
+				// Two dictionaries: compared through the order of the
+				// right one (evalCompareDicts).
+				if c.tabs == nil {
+					c.tabs = map[*gpu.Expr]*strTab{}
+				}
+				c.tabs[e] = &strTab{cross: gpu.DictOrderMap(argDicts[0], argDicts[1])}
 			}
 		}
 		return nil, nil

@@ -124,6 +124,9 @@ func eval(e *gpu.Expr, b *batch) (*vec, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t := b.tabs[e]; t != nil && t.cross != nil {
+			x, y = crossCodes(t.cross, x, y)
+		}
 		return compare(e.Op, storageOf(e.Args[0].Type.Kind), b.n, x, y), nil
 	case gpu.OpAnd, gpu.OpOr:
 		return logic(e, b)

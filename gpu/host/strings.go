@@ -18,6 +18,9 @@ type strTab struct {
 	row   *rowTab // OpStrRow (eval_fnstr.go)
 	// match: OpStrPred over a Str value, per row (strcol_strings.go).
 	match *gpu.StrMatcher
+	// cross: a comparison of two Dict values of different dictionaries,
+	// its left codes in the right dictionary's order (gpu.DictOrderMap).
+	cross []int64
 }
 
 // checkStr type-checks OpStrPred/OpStrMap and builds its table from the
@@ -121,4 +124,20 @@ func evalDatePart(e *gpu.Expr, n int, x *vec) *vec {
 		}
 	}
 	return r
+}
+
+// crossCodes puts the codes of two Dict values of different dictionaries
+// in one order (strTab.cross): the left's mapped, the right's doubled.
+func crossCodes(cross []int64, x, y *vec) (*vec, *vec) {
+	mx := &vec{i64: make([]int64, len(x.i64)), valid: x.valid}
+	for i, c := range x.i64 {
+		if x.isValid(i) {
+			mx.i64[i] = cross[c]
+		}
+	}
+	my := &vec{i64: make([]int64, len(y.i64)), valid: y.valid}
+	for i, c := range y.i64 {
+		my.i64[i] = 2 * c
+	}
+	return mx, my
 }
