@@ -485,6 +485,16 @@ func (pd *ProgramChecker) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu
 		}
 		ev.dicts = append(ev.dicts, d)
 	}
+	// The CUDA device compares codes of one dictionary only
+	// (checkDictMixing); the host's verdict accepts two.
+	for _, e := range pipelineNodes(p) {
+		if e.Op >= gpu.OpEq && e.Op <= gpu.OpGe && len(e.Args) == 2 && e.Args[0].Type.Kind == gpu.Dict {
+			a, b := argDictionary(e.Args[0], ev.dicts), argDictionary(e.Args[1], ev.dicts)
+			if a != nil && b != nil && !gpu.SameDictionary(a, b) {
+				return nil, fmt.Errorf("%s: dict values from two different dictionaries (%d and %d strings): %w", e, a.Len(), b.Len(), gpu.ErrUnsupported)
+			}
+		}
+	}
 	for _, e := range pr.strs {
 		dict := argDictionary(e.Args[0], ev.dicts)
 		if dict == nil {
