@@ -16,3 +16,14 @@ CREATE TABLE u AS SELECT i AS id, i * 2 AS v FROM range(50) r(i)`, []string{
 		"SELECT channel, k, sum(v) AS s FROM (SELECT 'store' AS channel, k, v FROM t UNION ALL SELECT 'web', CAST(NULL AS VARCHAR), v FROM u) GROUP BY channel, k ORDER BY channel, k NULLS FIRST",
 	})
 }
+
+// coalesce of strings with a literal among them (TPC-DS q84:
+// coalesce(c_last_name, '') || ', ' || coalesce(c_first_name, '')) runs
+// row by row on the host device (gpu.StrRowCoalesce; the CUDA device
+// refuses row-wise string functions when the plan is made).
+func TestStringCoalesceWithLiterals(t *testing.T) {
+	checkDDLWholeOnHost(t, "coalesce-literals", `CREATE TABLE t AS SELECT i AS id, CASE WHEN i % 4 = 0 THEN NULL ELSE 'k' || (i % 5) END AS k, CASE WHEN i % 3 = 0 THEN NULL ELSE 'g' || (i % 7) END AS g FROM range(40) r(i)`, []string{
+		"SELECT id, coalesce(k, '') || ', ' || coalesce(g, '') AS name FROM t ORDER BY id",
+		"SELECT id, coalesce(k, g, 'none') AS a, coalesce('x', k) AS b FROM t ORDER BY id",
+	})
+}

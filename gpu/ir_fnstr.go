@@ -110,6 +110,7 @@ const (
 	StrRowReplaceSlice                                 // replace_slice(s, start, length, repl)
 	StrRowCenter                                       // center(s, n, char): extra padding on the right
 	StrRowCenterLeft                                   // center(s, n, char): extra padding on the left
+	StrRowCoalesce                                     // coalesce(s...): the first string that is not null
 	strRowEnd
 )
 
@@ -132,6 +133,7 @@ var strRowNames = map[StrFuncKind]string{
 	StrRowCountSubstringASCII: "count_substring_ci_ascii", StrRowSwapcase: "swapcase",
 	StrRowSwapcaseASCII: "swapcase_ascii", StrRowCapitalize: "capitalize", StrRowCapitalizeASCII: "capitalize_ascii",
 	StrRowReplaceSlice: "replace_slice", StrRowCenter: "center", StrRowCenterLeft: "center_pad_left",
+	StrRowCoalesce: "coalesce",
 }
 
 func init() { opNames[OpStrRow] = "str_row" }

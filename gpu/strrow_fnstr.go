@@ -30,7 +30,7 @@ const maxRowString = 1 << 28
 // RowNullIn reports whether f gives null as soon as one argument is null;
 // the others (concat IGNORE_NULLS, concat_ws) look at nulls themselves.
 func (f *StrFunc) RowNullIn() bool {
-	return f.Kind != StrRowConcatIgnoreNulls && f.Kind != StrRowConcatWS
+	return f.Kind != StrRowConcatIgnoreNulls && f.Kind != StrRowConcatWS && f.Kind != StrRowCoalesce
 }
 
 // RowResultString reports whether f gives a string (else Bool or an integer).
@@ -70,7 +70,7 @@ func (f *StrFunc) RowArgs(n int) (isString func(i int) bool, err error) {
 		return nil
 	}
 	switch f.Kind {
-	case StrRowConcat, StrRowConcatIgnoreNulls:
+	case StrRowConcat, StrRowConcatIgnoreNulls, StrRowCoalesce:
 		return str, arity(1, 1<<20)
 	case StrRowConcatWS:
 		return str, arity(2, 1<<20)
@@ -135,6 +135,13 @@ func (f *StrFunc) EvalRow(a []RowValue) (RowValue, error) {
 		return RowValue{}, nil
 	}
 	switch f.Kind {
+	case StrRowCoalesce:
+		for _, x := range a {
+			if !x.Null {
+				return str(x.S)
+			}
+		}
+		return RowValue{Null: true}, nil
 	case StrRowConcat, StrRowConcatIgnoreNulls:
 		var b strings.Builder
 		for _, x := range a {

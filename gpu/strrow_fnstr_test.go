@@ -57,6 +57,8 @@ func TestEvalRow(t *testing.T) {
 		{StrRowReplaceSlice, []RowValue{s("abc"), n(1), n(-1), s("X")}, null},
 		{StrRowCenter, []RowValue{s("ab"), n(5), s("*")}, s("*ab**")},
 		{StrRowCenterLeft, []RowValue{s("ab"), n(5), s("*")}, s("**ab*")},
+		{StrRowCoalesce, []RowValue{null, s("x"), s("y")}, s("x")},
+		{StrRowCoalesce, []RowValue{null, null}, null},
 		// Lookaround runs on regexp2; its offsets count code points.
 		{StrRowRegexpMatch, []RowValue{s("é100 dollars"), s(`\d+(?= dollars)`)}, s("100")},
 		{StrRowRegexpReplace, []RowValue{s("éUSD100"), s(`(?<=USD)\d{3}`), s("9"), n(1), n(1)}, s("éUSD9")},

@@ -29,6 +29,7 @@ func hasDict(ts []gpu.Type) bool {
 // rowKinds maps the functions that always run row by row to their kind.
 var rowKinds = map[substrait.Func]gpu.StrFuncKind{
 	substrait.FnConcat: gpu.StrRowConcat, substrait.FnConcatWS: gpu.StrRowConcatWS,
+	substrait.FnCoalesce: gpu.StrRowCoalesce, // of strings with a literal among them (fn_num.go)
 	substrait.FnUpper: gpu.StrRowUpper, substrait.FnLower: gpu.StrRowLower,
 	substrait.FnCharLength: gpu.StrRowCharLength, substrait.FnBitLength: gpu.StrRowBitLength,
 	substrait.FnOctetLength: gpu.StrRowOctetLength, substrait.FnLeft: gpu.StrRowLeft,

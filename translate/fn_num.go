@@ -91,6 +91,12 @@ func (c exprConv) numericScalar(fn substrait.Func, f *expr.ScalarFunction) (g *g
 		if !isInt(out) {
 			return nil, false, nil // decimal/float overflow options: expr.go refuses them
 		}
+	case substrait.FnCoalesce:
+		if stringLiteralArg(f) {
+			// A string literal has no dictionary for a CASE to mix in: a
+			// row-wise string function (fn_fnstr.go) takes it.
+			return nil, false, nil
+		}
 	default:
 		if _, mine := numericFuncs[fn]; !mine {
 			return nil, false, nil
@@ -763,4 +769,17 @@ func floatClass(fn substrait.Func, out gpu.Type, args []*gpu.Expr) (*gpu.Expr, e
 		return nil, err
 	}
 	return gpu.Call(gpu.OpAnd, bt, lo, hi), nil
+}
+
+// stringLiteralArg reports whether a value argument of f is a string
+// literal.
+func stringLiteralArg(f *expr.ScalarFunction) bool {
+	for i := 0; i < f.NArgs(); i++ {
+		if a, err := valueArg(f, i); err == nil {
+			if _, _, lit := stringLiteral(a); lit {
+				return true
+			}
+		}
+	}
+	return false
 }
