@@ -29,7 +29,6 @@ func hasDict(ts []gpu.Type) bool {
 // rowKinds maps the functions that always run row by row to their kind.
 var rowKinds = map[substrait.Func]gpu.StrFuncKind{
 	substrait.FnConcat: gpu.StrRowConcat, substrait.FnConcatWS: gpu.StrRowConcatWS,
-	substrait.FnCoalesce: gpu.StrRowCoalesce, // of strings with a literal among them (fn_num.go)
 	substrait.FnUpper: gpu.StrRowUpper, substrait.FnLower: gpu.StrRowLower,
 	substrait.FnCharLength: gpu.StrRowCharLength, substrait.FnBitLength: gpu.StrRowBitLength,
 	substrait.FnOctetLength: gpu.StrRowOctetLength, substrait.FnLeft: gpu.StrRowLeft,
@@ -41,6 +40,8 @@ var rowKinds = map[substrait.Func]gpu.StrFuncKind{
 	substrait.FnStrpos: gpu.StrRowStrpos, substrait.FnCountSubstr: gpu.StrRowCountSubstring,
 	substrait.FnSwapcase: gpu.StrRowSwapcase, substrait.FnCapitalize: gpu.StrRowCapitalize,
 	substrait.FnReplaceSlice: gpu.StrRowReplaceSlice, substrait.FnCenter: gpu.StrRowCenter,
+	// coalesce of strings with a literal among them (fn_num.go hands it on)
+	substrait.FnCoalesce: gpu.StrRowCoalesce,
 }
 
 // optionKinds: the kind an option value selects, per function.
