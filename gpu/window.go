@@ -18,6 +18,9 @@ import (
 //     value to all its rows (a whole-partition aggregate, or a RANGE frame
 //     whose peers share the value of the last of them).
 //
+// Functions that take another row's value (lag, lead, first_value,
+// last_value, sliding frames' sums) gather at places the scans compute.
+//
 // The same scan serves every function, as in the segmented-scan designs
 // of GPU databases (a partitioned sort, then scans keyed by segment flags).
 
@@ -25,7 +28,7 @@ import (
 type ScanOp uint8
 
 const (
-	ScanSum  ScanOp = iota + 1 // running sum (two's complement wrap for integers: callers bound the values)
+	ScanSum  ScanOp = iota + 1 // running sum: Int64 and Decimal64 wrap (callers bound them: counts, places), Decimal128 overflows with ErrOverflow
 	ScanMin                    // running minimum
 	ScanMax                    // running maximum
 	ScanFill                   // every row takes its segment's first value (in scan order)
