@@ -117,7 +117,7 @@ func WithAnalysis(ctx context.Context) context.Context {
 }
 
 // OpKinds lists RunStats.OpNanos keys in plan order, for reports.
-var OpKinds = []string{"scan", "filter/project", "join", "aggregate", "sort", "fallback", "other", "download"}
+var OpKinds = []string{"scan", "filter/project", "join", "aggregate", "sort", "window", "fallback", "other", "download"}
 
 func opKind(n Node) string {
 	switch x := n.(type) {
@@ -130,6 +130,8 @@ func opKind(n Node) string {
 		return "filter/project"
 	case *Sort:
 		return "sort"
+	case *Window:
+		return "window"
 	case *Join, *ProbePipeline, *CountJoin:
 		return "join"
 	case *Fallback:
