@@ -222,31 +222,20 @@ func (r *run) windowFunc(ctx context.Context, dev gpu.Windower, f WindowFunc, co
 		}
 	}
 	i64 := gpu.Type{Kind: gpu.Int64}
-	one := gpu.Const(i64, gpu.Value{I64: 1})
 	var res gpu.Column
 	switch f.Kind {
 	case WindowRowNumber, WindowRank:
-		ones, err := w.project(ctx, []gpu.Column{part}, one)
-		if err != nil {
-			return nil, err
-		}
-		if res, err = w.scan(ctx, ones, part, gpu.ScanSum, false); err != nil {
+		if res, err = w.runningRows(ctx, part); err != nil {
 			return nil, err
 		}
 		if f.Kind == WindowRank {
-			// A row's rank is the row number of its peer group's first row.
-			atPeers, err := w.project(ctx, []gpu.Column{peers, res},
-				gpu.Call(gpu.OpCase, i64, gpu.Col(0, peers.Type()), gpu.Col(1, i64), gpu.Const(i64, gpu.Value{})))
-			if err != nil {
-				return nil, err
-			}
-			if res, err = w.scan(ctx, atPeers, part, gpu.ScanMax, false); err != nil {
+			if res, err = w.rank(ctx, part, peers, res); err != nil {
 				return nil, err
 			}
 		}
 	case WindowDenseRank:
 		counts, err := w.project(ctx, []gpu.Column{peers},
-			gpu.Call(gpu.OpCase, i64, gpu.Col(0, peers.Type()), one, gpu.Const(i64, gpu.Value{})))
+			gpu.Call(gpu.OpCase, i64, gpu.Col(0, peers.Type()), gpu.Const(i64, gpu.Value{I64: 1}), gpu.Const(i64, gpu.Value{})))
 		if err != nil {
 			return nil, err
 		}
@@ -305,30 +294,85 @@ func (w *windowRun) scan(ctx context.Context, vals, starts gpu.Column, op gpu.Sc
 	return w.temp(c), nil
 }
 
-// project runs a pipeline computing e over ins.
-func (w *windowRun) project(ctx context.Context, ins []gpu.Column, e ...*gpu.Expr) (gpu.Column, error) {
+// output runs a pipeline computing e over ins; the caller owns the column.
+func (w *windowRun) output(ctx context.Context, ins []gpu.Column, e *gpu.Expr) (gpu.Column, error) {
 	types := make([]gpu.Type, len(ins))
 	for i, c := range ins {
 		types[i] = c.Type()
 	}
-	out, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: types, Project: e, Sink: gpu.SinkMaterialize}, ins)
-	if err != nil {
-		return nil, err
-	}
-	return w.temp(out[0]), nil
-}
-
-// result is c cast to t, a column of its own (the caller keeps it).
-func (w *windowRun) result(ctx context.Context, c gpu.Column, t gpu.Type) (gpu.Column, error) {
-	e := gpu.Col(0, c.Type())
-	if c.Type() != t {
-		e = gpu.Call(gpu.OpCast, t, e)
-	}
-	out, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: []gpu.Type{c.Type()}, Project: []*gpu.Expr{e}, Sink: gpu.SinkMaterialize}, []gpu.Column{c})
+	out, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: types, Project: []*gpu.Expr{e}, Sink: gpu.SinkMaterialize}, ins)
 	if err != nil {
 		return nil, err
 	}
 	return out[0], nil
+}
+
+// project is output as an intermediate of the function.
+func (w *windowRun) project(ctx context.Context, ins []gpu.Column, e *gpu.Expr) (gpu.Column, error) {
+	c, err := w.output(ctx, ins, e)
+	if err != nil {
+		return nil, err
+	}
+	return w.temp(c), nil
+}
+
+// result is c, an intermediate, as the function's column of type t: c
+// itself, handed to the caller, where it has t; else cast.
+func (w *windowRun) result(ctx context.Context, c gpu.Column, t gpu.Type) (gpu.Column, error) {
+	if c.Type() != t {
+		return w.output(ctx, []gpu.Column{c}, gpu.Call(gpu.OpCast, t, gpu.Col(0, c.Type())))
+	}
+	for i, x := range w.temps {
+		if x == c {
+			w.temps = slices.Delete(w.temps, i, i+1)
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("window result: a column that is not the function's intermediate")
+}
+
+// gather is cols' rows at places at (-1: null), as intermediates.
+func (w *windowRun) gather(ctx context.Context, cols []gpu.Column, at gpu.Column) ([]gpu.Column, error) {
+	out, err := w.r.x.Dev.Gather(ctx, cols, at, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range out {
+		w.temp(c)
+	}
+	return out, nil
+}
+
+// runningRows is, in each segment starts begins, each row's number from 1.
+func (w *windowRun) runningRows(ctx context.Context, starts gpu.Column) (gpu.Column, error) {
+	ones, err := w.project(ctx, []gpu.Column{starts}, gpu.Const(gpu.Type{Kind: gpu.Int64}, gpu.Value{I64: 1}))
+	if err != nil {
+		return nil, err
+	}
+	return w.scan(ctx, ones, starts, gpu.ScanSum, false)
+}
+
+// rank is each row's rank in its partition: the row number (rn) of its
+// peer group's first row.
+func (w *windowRun) rank(ctx context.Context, part, peers, rn gpu.Column) (gpu.Column, error) {
+	i64 := gpu.Type{Kind: gpu.Int64}
+	atPeers, err := w.project(ctx, []gpu.Column{peers, rn},
+		gpu.Call(gpu.OpCase, i64, gpu.Col(0, peers.Type()), gpu.Col(1, i64), gpu.Const(i64, gpu.Value{})))
+	if err != nil {
+		return nil, err
+	}
+	return w.scan(ctx, atPeers, part, gpu.ScanMax, false)
+}
+
+// nullWithoutValues is value (of the scan's type st) as t, null where the
+// frame's count of values is zero.
+func nullWithoutValues(value *gpu.Expr, st gpu.Type, count *gpu.Expr, t gpu.Type) *gpu.Expr {
+	if st != t.WithNullable(false) {
+		value = gpu.Call(gpu.OpCast, t.WithNullable(false), value)
+	}
+	t = t.WithNullable(true)
+	none := gpu.Call(gpu.OpEq, gpu.Type{Kind: gpu.Bool}, count, gpu.Const(count.Type.WithNullable(false), gpu.Value{}))
+	return gpu.Call(gpu.OpCase, t, none, gpu.Const(t, gpu.Value{Null: true}), value)
 }
 
 // aggregate computes an aggregate over f's frame: a running value and a
@@ -361,19 +405,7 @@ func (w *windowRun) aggregate(ctx context.Context, f WindowFunc, cols []gpu.Colu
 	if vals, err = w.frameEnd(ctx, vals, f.Frame, part, peers); err != nil {
 		return nil, err
 	}
-	out := gpu.Col(0, st)
-	if st != f.Type.WithNullable(false) {
-		out = gpu.Call(gpu.OpCast, f.Type.WithNullable(false), out)
-	}
-	t := f.Type.WithNullable(true)
-	e := gpu.Call(gpu.OpCase, t,
-		gpu.Call(gpu.OpEq, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, i64), gpu.Const(i64, gpu.Value{})), gpu.Const(t, gpu.Value{Null: true}),
-		out)
-	res, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: []gpu.Type{st, i64}, Project: []*gpu.Expr{e}, Sink: gpu.SinkMaterialize}, []gpu.Column{vals, counts})
-	if err != nil {
-		return nil, err
-	}
-	return res[0], nil
+	return w.output(ctx, []gpu.Column{vals, counts}, nullWithoutValues(gpu.Col(0, st), st, gpu.Col(1, i64), f.Type))
 }
 
 // runningCounts is, in each partition, the running count of f's values
@@ -456,11 +488,7 @@ func WindowScanType(agg gpu.AggKind, t gpu.Type) (gpu.Type, bool) {
 // rowNumbers is each row's number in its partition (from 1), and the
 // partition's rows (its last row's number, handed back to every row).
 func (w *windowRun) rowNumbers(ctx context.Context, part gpu.Column) (rn, rows gpu.Column, err error) {
-	ones, err := w.project(ctx, []gpu.Column{part}, gpu.Const(gpu.Type{Kind: gpu.Int64}, gpu.Value{I64: 1}))
-	if err != nil {
-		return nil, nil, err
-	}
-	if rn, err = w.scan(ctx, ones, part, gpu.ScanSum, false); err != nil {
+	if rn, err = w.runningRows(ctx, part); err != nil {
 		return nil, nil, err
 	}
 	rows, err = w.scan(ctx, rn, part, gpu.ScanFill, true)
@@ -482,11 +510,7 @@ func (w *windowRun) distribution(ctx context.Context, f WindowFunc, cols []gpu.C
 	var res gpu.Column
 	switch f.Kind {
 	case WindowPercentRank:
-		atPeers, err := w.project(ctx, []gpu.Column{peers, rn}, call(gpu.OpCase, i64, gpu.Col(0, peers.Type()), gpu.Col(1, i64), k(0)))
-		if err != nil {
-			return nil, err
-		}
-		rank, err := w.scan(ctx, atPeers, part, gpu.ScanMax, false)
+		rank, err := w.rank(ctx, part, peers, rn)
 		if err != nil {
 			return nil, err
 		}
@@ -596,11 +620,11 @@ func (w *windowRun) value(ctx context.Context, f WindowFunc, cols []gpu.Column, 
 			return nil, err
 		}
 	}
-	got, err := w.r.x.Dev.Gather(ctx, []gpu.Column{cols[f.Arg]}, at, true)
+	got, err := w.gather(ctx, []gpu.Column{cols[f.Arg]}, at)
 	if err != nil {
 		return nil, err
 	}
-	v := w.temp(got[0])
+	v := got[0]
 	if f.Default < 0 {
 		return w.result(ctx, v, f.Type)
 	}
@@ -608,11 +632,7 @@ func (w *windowRun) value(ctx context.Context, f WindowFunc, cols []gpu.Column, 
 	t := f.Type.WithNullable(true)
 	e := gpu.Call(gpu.OpCase, t, gpu.Call(gpu.OpGe, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, gpu.JoinIndexType), gpu.Const(gpu.JoinIndexType, gpu.Value{})),
 		gpu.Col(0, v.Type()), gpu.Col(2, d.Type()))
-	out, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: []gpu.Type{v.Type(), gpu.JoinIndexType, d.Type()}, Project: []*gpu.Expr{e}, Sink: gpu.SinkMaterialize}, []gpu.Column{v, at, d})
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
+	return w.output(ctx, []gpu.Column{v, at, d}, e)
 }
 
 // positions is each row's place in the sorted rows, from 1: a running
@@ -622,11 +642,7 @@ func (w *windowRun) positions(ctx context.Context, cols []gpu.Column) (gpu.Colum
 	if err != nil {
 		return nil, err
 	}
-	ones, err := w.project(ctx, []gpu.Column{whole}, gpu.Const(gpu.Type{Kind: gpu.Int64}, gpu.Value{I64: 1}))
-	if err != nil {
-		return nil, err
-	}
-	return w.scan(ctx, ones, whole, gpu.ScanSum, false)
+	return w.runningRows(ctx, whole)
 }
 
 // frameRows are the rows of each row's FrameRowsBetween frame as places in
@@ -685,7 +701,6 @@ func (w *windowRun) frameBounds(ctx context.Context, f WindowFunc, part, pos gpu
 // just before its first (exact: integers and decimals only).
 func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []gpu.Column, part gpu.Column) (gpu.Column, error) {
 	i64 := gpu.Type{Kind: gpu.Int64}
-	zero := gpu.Const(i64, gpu.Value{})
 	counts, err := w.runningCounts(ctx, f, cols, part)
 	if err != nil {
 		return nil, err
@@ -716,19 +731,13 @@ func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []g
 	if err != nil {
 		return nil, err
 	}
-	atEnd, err := w.r.x.Dev.Gather(ctx, running, fb.to, true)
+	atEnd, err := w.gather(ctx, running, fb.to)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range atEnd {
-		w.temp(c)
-	}
-	atBefore, err := w.r.x.Dev.Gather(ctx, running, fb.before, true)
+	atBefore, err := w.gather(ctx, running, fb.before)
 	if err != nil {
 		return nil, err
-	}
-	for _, c := range atBefore {
-		w.temp(c)
 	}
 	// Gathered nulls (no row: an empty frame, or the partition's start)
 	// stand for zero.
@@ -737,29 +746,13 @@ func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []g
 		return gpu.Call(gpu.OpCase, t.WithNullable(false), gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, x), gpu.Const(t, gpu.ScanIdentity(gpu.ScanSum, t.Kind)), x)
 	}
 	in := append(append([]gpu.Column{}, atEnd...), atBefore...)
-	types := make([]gpu.Type, len(in))
-	for i, c := range in {
-		types[i] = c.Type()
-	}
 	m := len(running)
 	cnt := gpu.Call(gpu.OpSub, i64, orZero(0, i64), orZero(m, i64))
-	var e *gpu.Expr
+	e := cnt
 	if f.Agg == gpu.AggSum {
-		sum := gpu.Call(gpu.OpSub, st, orZero(1, st), orZero(m+1, st))
-		if st != f.Type.WithNullable(false) {
-			sum = gpu.Call(gpu.OpCast, f.Type.WithNullable(false), sum)
-		}
-		t := f.Type.WithNullable(true)
-		e = gpu.Call(gpu.OpCase, t, gpu.Call(gpu.OpEq, gpu.Type{Kind: gpu.Bool}, cnt, zero), gpu.Const(t, gpu.Value{Null: true}), sum)
-	} else {
-		e = cnt
-		if f.Type.WithNullable(false) != i64 {
-			e = gpu.Call(gpu.OpCast, f.Type, cnt)
-		}
+		e = nullWithoutValues(gpu.Call(gpu.OpSub, st, orZero(1, st), orZero(m+1, st)), st, cnt, f.Type)
+	} else if f.Type.WithNullable(false) != i64 {
+		e = gpu.Call(gpu.OpCast, f.Type, cnt)
 	}
-	out, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: types, Project: []*gpu.Expr{e}, Sink: gpu.SinkMaterialize}, in)
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
+	return w.output(ctx, in, e)
 }
