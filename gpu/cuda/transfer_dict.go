@@ -20,9 +20,16 @@ func decodeDict(h *hostColumn) (arrow.Array, error) {
 		return nil, fmt.Errorf("download: dict column without a dictionary")
 	}
 	n, dict := h.n, h.dict
-	offs := dict.ValueOffsets()
-	chars := dict.ValueBytes()
-	base := offs[0] // a sliced dictionary's offsets do not start at 0
+	// An empty table's dictionary may have no offsets at all (Arrow's
+	// ValueOffsets then panics); every row must be null then, which the
+	// range check below enforces.
+	var offs []int32
+	var chars []byte
+	base := int32(0)
+	if dict.Len() > 0 {
+		offs, chars = dict.ValueOffsets(), dict.ValueBytes()
+		base = offs[0] // a sliced dictionary's offsets do not start at 0
+	}
 	codes := make([]int32, n)
 	total := int64(0)
 	for i := range codes {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -46,6 +47,26 @@ func TestDecodeDict(t *testing.T) {
 	binary.LittleEndian.PutUint32(h.data[0:], 4) // one past the dictionary
 	if _, err := decodeDict(h); err == nil {
 		t.Error("a code past the dictionary decoded without an error")
+	}
+}
+
+// An empty table's string column: no rows, and a dictionary without an
+// offsets buffer (SELECT * FROM an empty table once indexed offsets[0]).
+func TestDecodeDictEmpty(t *testing.T) {
+	empty := array.NewData(arrow.BinaryTypes.String, 0, []*memory.Buffer{nil, nil, nil}, nil, 0, 0)
+	defer empty.Release()
+	dict := array.NewStringData(empty)
+	defer dict.Release()
+	for _, valid := range [][]byte{nil, {0, 0}} {
+		h := &hostColumn{t: gpu.Type{Kind: gpu.Dict, Nullable: valid != nil}, n: len(valid), valid: valid, dict: dict, data: make([]byte, 4*len(valid))}
+		arr, err := decodeDict(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if arr.Len() != len(valid) || arr.NullN() != len(valid) {
+			t.Errorf("%d rows, %d nulls; want %d of each", arr.Len(), arr.NullN(), len(valid))
+		}
+		arr.Release()
 	}
 }
 
