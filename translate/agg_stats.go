@@ -87,6 +87,74 @@ func (b *aggBuilder) statsMeasure(fn substrait.Func, f *expr.AggregateFunction, 
 	if !out.Kind.IsFloat() {
 		return nil, true, unsupported(fmt.Sprintf("%s returning %s", fn, out))
 	}
+	if x, ok := exactStatArg(arg); ok && b.moments {
+		final, err := b.statFromMoments(kind, x, out)
+		return final, true, err
+	}
 	i := b.agg(gpu.Agg{Kind: kind, Arg: b.project(arg), Type: gpu.Type{Kind: gpu.Float64, Nullable: true}})
 	return func(cols []*gpu.Expr) (*gpu.Expr, error) { return cast(cols[i], out) }, true, nil
+}
+
+// exactStatArg is x when arg is x cast to a float, x an integer or a
+// decimal of at most 18 digits (and scale MaxStatScale): then x*x fits 128
+// bits and the sums of x and x*x are exact (gpu.OpStatMoments); a sum
+// beyond 128 bits is an overflow, which DuckDB then answers. DuckDB's plans
+// cast an integer column to DOUBLE for stddev_samp (TPC-DS q17, q39).
+func exactStatArg(arg *gpu.Expr) (*gpu.Expr, bool) {
+	if arg.Op != gpu.OpCast || len(arg.Args) != 1 {
+		return nil, false
+	}
+	x := arg.Args[0]
+	switch t := x.Type; t.Kind {
+	case gpu.Int8, gpu.Int16, gpu.Int32, gpu.Int64:
+		return x, true
+	case gpu.Decimal64:
+		return x, t.Scale <= gpu.MaxStatScale
+	}
+	return nil, false
+}
+
+// statFromMoments is a variance or deviation of x from count(x), sum(x)
+// and sum(x*x), all exact (gpu.OpStatMoments), for a device that refuses
+// the statistical aggregates themselves (Options.Device): the CUDA
+// device's partials combine in any order, which a running mean cannot.
+// The squares are 64-bit where they fit (integers of up to 32 bits,
+// decimals of up to 9 digits), else 128-bit.
+func (b *aggBuilder) statFromMoments(kind gpu.AggKind, x *gpu.Expr, out gpu.Type) (func([]*gpu.Expr) (*gpu.Expr, error), error) {
+	var sq *gpu.Expr
+	switch t := x.Type; {
+	case t.Kind == gpu.Int8 || t.Kind == gpu.Int16 || t.Kind == gpu.Int32:
+		x64, err := cast(x, gpu.Type{Kind: gpu.Int64})
+		if err != nil {
+			return nil, err
+		}
+		sq = gpu.Call(gpu.OpMul, x64.Type, x64, x64)
+	case t.Kind == gpu.Decimal64 && t.Precision <= 9:
+		sq = gpu.Call(gpu.OpMul, decimalType(18, 2*t.Scale, t.Nullable), x, x)
+	default:
+		wide, err := cast(x, decimalType(38, t.Scale, t.Nullable))
+		if err != nil {
+			return nil, err
+		}
+		sq = gpu.Call(gpu.OpMul, decimalType(38, 2*t.Scale, t.Nullable), wide, wide)
+	}
+	t1, _ := sumResult(x.Type)
+	t2, _ := sumResult(sq.Type)
+	count := b.count(x)
+	s1 := b.agg(gpu.Agg{Kind: gpu.AggSum, Arg: b.project(x), Type: t1})
+	s2 := b.agg(gpu.Agg{Kind: gpu.AggSum, Arg: b.project(sq), Type: t2})
+	k := gpu.Const(gpu.Type{Kind: gpu.Int64}, gpu.Value{I64: int64(kind)})
+	return func(cols []*gpu.Expr) (*gpu.Expr, error) {
+		n, err := cast(cols[count], gpu.Type{Kind: gpu.Int64})
+		if err != nil {
+			return nil, err
+		}
+		return cast(gpu.Call(gpu.OpStatMoments, gpu.Type{Kind: gpu.Float64, Nullable: true}, n, cols[s1], cols[s2], k), out)
+	}, nil
+}
+
+// refusesStatAggs: the device (Options.Device) refuses variances of doubles.
+func (t *translator) refusesStatAggs() bool {
+	f := gpu.Type{Kind: gpu.Float64, Nullable: true}
+	return t.device != nil && t.device.RefuseAgg(gpu.Agg{Kind: gpu.AggVarSamp, Type: f}, f) != nil
 }

@@ -158,7 +158,7 @@ func (t *translator) measureGroup(in *stream, conv exprConv, keyExprs []*gpu.Exp
 // aggregateStream groups the stream on keyExprs and computes the measures,
 // whose arguments argConv converts.
 func (t *translator) aggregateStream(in *stream, keyExprs []*gpu.Expr, measures []plan.AggRelMeasure, argConv func(expr.Expression) (*gpu.Expr, error)) (*stream, error) {
-	b := &aggBuilder{}
+	b := &aggBuilder{moments: t.refusesStatAggs()}
 	for _, k := range keyExprs {
 		b.keys = append(b.keys, b.project(k))
 	}
@@ -194,6 +194,9 @@ type aggBuilder struct {
 	project_ []*gpu.Expr
 	keys     []int
 	aggs     []gpu.Agg
+	// moments: the device cannot keep variances (agg_stats.go); those of
+	// integers and small decimals are computed from exact sums instead.
+	moments bool
 }
 
 // project adds e to the pipeline's projection (once) and returns its index.

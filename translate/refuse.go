@@ -14,7 +14,8 @@ import (
 // with Split it runs on DuckDB over its inputs on the device, instead of
 // the device refusing it while running, its inputs' work thrown away and
 // the whole query sent to DuckDB (TPC-DS q05 and q80: a row-wise string
-// function; q17 and q39: stddev_samp, on the CUDA device).
+// function, on the CUDA device). A refused variance of integers or
+// decimals is computed from exact sums instead (agg_stats.go).
 
 // refused is the first new operation or aggregate of s the device refuses.
 func (t *translator) refused(s *stream) error {

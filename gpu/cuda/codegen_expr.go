@@ -397,6 +397,20 @@ func (g *exprGen) compute(e *gpu.Expr) (v, n string, err error) {
 		}
 		g.line("if (!%s) %s = rg_avg_divide((i128)%s, (long long)%s, %sull, %d);", n, v, args[0], args[1], pow10(s), e.Args[2].Const.I64)
 		return v, n, nil
+	case gpu.OpStatMoments:
+		if err := need(4); err != nil {
+			return "", "", err
+		}
+		s := scaleOf(e.Args[1].Type)
+		k := gpu.AggKind(e.Args[3].Const.I64)
+		if e.Args[3].Op != gpu.OpConst || !k.IsStatAgg() || s > gpu.MaxStatScale || scaleOf(e.Args[2].Type) != 2*s || e.Type.Kind != gpu.Float64 {
+			return "", "", fmt.Errorf("stat_moments of %s and %s as %s giving %s", e.Args[1].Type, e.Args[2].Type, e.Args[3], e.Type)
+		}
+		sample := k == gpu.AggVarSamp || k == gpu.AggStdDevSamp
+		root := k == gpu.AggStdDevSamp || k == gpu.AggStdDevPop
+		g.line("if (!%s) { if ((long long)%s < %d) %s = true; else %s = rg_stat_moments((long long)%s, (i128)%s, (i128)%s, %v, %v, %s.0); }",
+			n, args[0], k.StatMinCount(), n, v, args[0], args[1], args[2], sample, root, pow10(2*s))
+		return v, n, nil
 	}
 	if ok, err := g.numExpr(e, v, n, args, nulls); ok { // codegen_num.go
 		return v, n, err

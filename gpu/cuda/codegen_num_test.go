@@ -76,3 +76,21 @@ func TestNVRTCCompilesAvgDivide(t *testing.T) {
 	}
 	compileClean(t, "avg_divide", src)
 }
+
+// A variance from exact moments (gpu.OpStatMoments, prelude.cuh's
+// rg_stat_moments) compiles for every kind and a decimal scale; the
+// battery's stats cases check its bits on a GPU.
+func TestNVRTCCompilesStatMoments(t *testing.T) {
+	skipNoNVRTC(t)
+	cnt, i64, f := gpu.Type{Kind: gpu.Int64}, gpu.Type{Kind: gpu.Int64}, nul(gpu.Type{Kind: gpu.Float64})
+	s1, s2 := nul(gpu.Type{Kind: gpu.Decimal128, Precision: 38, Scale: 2}), nul(gpu.Type{Kind: gpu.Decimal128, Precision: 38, Scale: 4})
+	p := &gpu.Pipeline{Inputs: []gpu.Type{cnt, s1, s2}, Sink: gpu.SinkMaterialize}
+	for _, k := range []gpu.AggKind{gpu.AggVarSamp, gpu.AggVarPop, gpu.AggStdDevSamp, gpu.AggStdDevPop} {
+		p.Project = append(p.Project, call(gpu.OpStatMoments, f, gpu.Col(0, cnt), gpu.Col(1, s1), gpu.Col(2, s2), gpu.Const(i64, gpu.Value{I64: int64(k)})))
+	}
+	src, err := pipelineSource(p, []int{0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compileClean(t, "stat_moments", src)
+}

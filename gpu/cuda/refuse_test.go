@@ -27,6 +27,7 @@ func TestRefusals(t *testing.T) {
 		call(gpu.OpAddDayInterval, nul(tDate), gpu.Col(0, nul(tDate)), gpu.Col(1, nul(tI64)), gpu.Const(i64, gpu.Value{I64: 1})),
 		call(gpu.OpAvgDivide, f, gpu.Col(0, nul(gpu.Type{Kind: gpu.Decimal128, Precision: 38, Scale: 2})), gpu.Col(1, i64), gpu.Const(i64, gpu.Value{I64: gpu.AvgLongDouble})),
 		call(gpu.OpCast, nul(tI64), gpu.Col(0, f)),
+		call(gpu.OpStatMoments, f, gpu.Col(0, i64), gpu.Col(1, nul(gpu.Type{Kind: gpu.Decimal128, Precision: 38})), gpu.Col(2, nul(gpu.Type{Kind: gpu.Decimal128, Precision: 38})), gpu.Const(i64, gpu.Value{I64: int64(gpu.AggStdDevSamp)})),
 	}
 	for _, e := range runs {
 		if err := d.RefuseExpr(e); err != nil {

@@ -46,6 +46,7 @@ func cases() []testCase {
 	all = append(all, packedCases()...)  // cases_packed.go
 	all = append(all, windowCases()...)  // cases_window.go
 	all = append(all, avgCases()...)     // cases_avg.go
+	all = append(all, statCases()...)    // cases_stats.go
 	return all
 }
 

@@ -72,3 +72,48 @@ func statValue(k gpu.AggKind, acc *accum, g int32) (float64, bool) {
 	}
 	return v, true
 }
+
+// OpStatMoments (gpu/agg_stats.go): a variance or deviation from a count,
+// the exact sum and the exact sum of squares, through gpu.StatFromMoments
+// (big-number arithmetic: it runs once per group).
+
+func checkStatMoments(e *gpu.Expr) error {
+	kind, ok := constArg(e, 3)
+	switch {
+	case len(e.Args) != 4 || e.Type.Kind != gpu.Float64:
+		return fmt.Errorf("ill-typed expression %s: stat_moments takes (count, sum, sum of squares, kind) and gives float64", e)
+	case e.Args[0].Type.Kind != gpu.Int64 || e.Args[0].Type.Nullable:
+		return fmt.Errorf("ill-typed expression %s: the count is %s, not a non-null int64", e, e.Args[0].Type)
+	case !isIntClass(e.Args[1].Type.Kind) || e.Args[1].Type.Kind == gpu.Date32 || scaleOf(e.Args[1].Type) > gpu.MaxStatScale:
+		return fmt.Errorf("ill-typed expression %s: the sum is %s, not an integer or a decimal of scale <= %d", e, e.Args[1].Type, gpu.MaxStatScale)
+	case !isIntClass(e.Args[2].Type.Kind) || e.Args[2].Type.Kind == gpu.Date32 || scaleOf(e.Args[2].Type) != 2*scaleOf(e.Args[1].Type):
+		return fmt.Errorf("ill-typed expression %s: the sum of squares is %s, not of twice the sum's scale", e, e.Args[2].Type)
+	case !ok || !gpu.AggKind(kind).IsStatAgg():
+		return fmt.Errorf("ill-typed expression %s: the kind is not a statistical aggregate's constant", e)
+	}
+	return nil
+}
+
+func evalStatMoments(e *gpu.Expr, b *batch) (*vec, error) {
+	var args [3]*vec
+	for i := range args {
+		v, err := eval(e.Args[i], b)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = v
+	}
+	kind, _ := constArg(e, 3)
+	k := gpu.AggKind(kind)
+	s1, s2 := as128(args[1], b.n), as128(args[2], b.n)
+	r := &vec{valid: make([]bool, b.n), f64: make([]float64, b.n)}
+	for i := 0; i < b.n; i++ {
+		n := args[0].i64[i]
+		if n < k.StatMinCount() || !args[1].isValid(i) || !args[2].isValid(i) {
+			continue
+		}
+		r.valid[i] = true
+		r.f64[i] = gpu.StatFromMoments(k, n, toBig(s1[i]), toBig(s2[i]), scaleOf(e.Args[1].Type))
+	}
+	return r, nil
+}

@@ -255,6 +255,8 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 		return nil, checkMakeDate(e)
 	case gpu.OpAvgDivide: // eval_avg.go
 		return nil, checkAvgDivide(e)
+	case gpu.OpStatMoments: // agg_stats.go
+		return nil, checkStatMoments(e)
 	}
 	if ok, err := checkNum(e); ok {
 		return nil, err

@@ -178,6 +178,8 @@ func eval(e *gpu.Expr, b *batch) (*vec, error) {
 		return evalMakeDate(e, b)
 	case gpu.OpAvgDivide: // eval_avg.go
 		return evalAvgDivide(e, b)
+	case gpu.OpStatMoments: // agg_stats.go
+		return evalStatMoments(e, b)
 	case gpu.OpStrPred, gpu.OpStrMap, gpu.OpYear, gpu.OpMonth, gpu.OpDay:
 		if len(e.Args) != 1 {
 			return nil, fmt.Errorf("expression %s: %s takes one argument", e, e.Op)

@@ -383,6 +383,22 @@ __device__ double rg_avg_divide(i128 sum, long long count, unsigned long long po
     return neg ? -v : v;
 }
 
+// rg_stat_moments: a variance (sample: / (n - 1), else / n) or, with root,
+// a standard deviation, from n values' exact sum s1 and sum of squares s2
+// (gpu/agg_stats.go, gpu.OpStatMoments), p2 = 10^(2 * scale). The integer
+// steps are exact (s2 - s1^2/n = j - b/n: q, r the quotient and remainder
+// of s1 / n, a, b those of r^2 / n); the float steps are StatFromMoments's,
+// in its order, so that every device gives the same bits.
+__device__ double rg_stat_moments(long long n, i128 s1, i128 s2, bool sample, bool root, double p2) {
+    const i128 q = s1 / (i128)n, r = s1 - q * (i128)n;
+    const i128 r2 = r * r, a = r2 / (i128)n, b = r2 - a * (i128)n;
+    const i128 j = s2 - q * q * (i128)n - 2 * q * r - a;
+    double m2 = (double)j - (double)(long long)b / (double)n;
+    if (m2 < 0) m2 = 0;
+    const double v = m2 / (sample ? (double)(n - 1) : (double)n) / p2;
+    return root ? sqrt(v) : v;
+}
+
 // rg_scan_counts: exclusive prefix sum of n counts into n+1 offsets
 // (offsets[n] = total), by one block of 1024 threads. The scan kernels of
 // util.cu (uint32 counts of rows per tile) and join.cu (uint64 counts of
