@@ -82,23 +82,19 @@ func checkTPCDSResults(t *testing.T, why map[string]string) {
 	}
 }
 
-// refusedRunning are the TPC-DS queries the CUDA device may refuse while
-// running (the whole query then runs on DuckDB): q19 and q24 compare two
-// tables' strings, whose dictionaries only the run knows, and its code
-// generator compares codes of one dictionary (the host device maps one
-// side into the other's order). Any other refusal while running is
-// something translation should have known (Options.Device).
-var refusedRunning = map[string]bool{"q19": true, "q24": true}
-
 // TestTPCDSCuda is TestTPCDSHost on the GPU, where the CUDA device's own
-// limits may send more of them to DuckDB: every answer must be DuckDB's
+// limits may send more of them to DuckDB (as subtrees: none may be refused
+// while running, Options.Device): every answer must be DuckDB's
 // (DOUBLEs within arrowfmt's tolerance: on an H100 six differed in the last
 // bit, bench/results/2026-11-28-h200-tpch-tpcds-first-run-v27-strmatch.md),
 // and the count is logged. On the device machine the data comes from
 // scripts/tpcds-gen.py 0.01 (the wheels of `make gpu-bundle-tpcds`).
 func TestTPCDSCuda(t *testing.T) {
-	checkTPCDS(t, cudaDevice(t), 0, false, refusedRunning)
+	checkTPCDS(t, cudaDevice(t), minWholeTPCDSCuda, false, nil)
 }
+
+// TestStatsCuda is TestStatsCudaPlans on the GPU.
+func TestStatsCuda(t *testing.T) { checkStats(t, cudaDevice(t)) }
 
 // checkTPCDS runs the 99 queries on dev: each answer DuckDB's (byte for
 // byte where exact is set), at least minWhole of them whole on the

@@ -47,6 +47,13 @@ const (
 	// DuckDB's substring(s, From, Length) (see Substring); to the end when
 	// !HasLength. A string function (OpStrMap), not a predicate.
 	StrSubstring
+	// StrOrderIn: OpStrMap(x, y) giving Int32, x's place among the strings
+	// of y's dictionary (DictOrderMap): 2i where x is its string i, 2i-1
+	// where x falls between its strings i-1 and i; y's value is not read.
+	// A device makes it to compare Dict values of two dictionaries, both
+	// sides placed in y's order (gpu/cuda's dictorder.go); translation
+	// never does, and the host device does not run it.
+	StrOrderIn
 )
 
 // StrFunc is a string predicate or function with constant parameters.
@@ -66,7 +73,7 @@ func (f *StrFunc) IsPredicate() bool {
 	if f.IsRowFunc() { // strtable_fnstr.go
 		return f.RowBool()
 	}
-	return f != nil && f.Kind != StrSubstring
+	return f != nil && f.Kind != StrSubstring && f.Kind != StrOrderIn
 }
 
 func (f *StrFunc) String() string {
@@ -99,6 +106,8 @@ func (f *StrFunc) String() string {
 			return fmt.Sprintf("substring from %d for %d", f.From, f.Length)
 		}
 		return fmt.Sprintf("substring from %d", f.From)
+	case StrOrderIn:
+		return "order in"
 	}
 	return fmt.Sprintf("strfunc(%d)", f.Kind)
 }
@@ -112,7 +121,7 @@ func (f *StrFunc) Check() error {
 		return f.checkRowTable()
 	}
 	switch f.Kind {
-	case StrLike, StrContains, StrStartsWith, StrEndsWith, StrIn, StrSubstring:
+	case StrLike, StrContains, StrStartsWith, StrEndsWith, StrIn, StrSubstring, StrOrderIn:
 		return nil
 	case StrCompare:
 		switch f.Op {
@@ -234,6 +243,9 @@ func (f *StrFunc) MapTable(dict *array.String) (codes []int32, out *array.String
 	}
 	if f.IsPredicate() {
 		return nil, nil, fmt.Errorf("%s is a predicate, not a string function", f)
+	}
+	if f.Kind == StrOrderIn {
+		return nil, nil, fmt.Errorf("%s places strings in a second dictionary (DictOrderMap), not one table of one: %w", f, ErrUnsupported)
 	}
 	if e, ok := cachedTable(dict, f); ok {
 		return e.codes, e.out, nil

@@ -73,6 +73,17 @@ func (g *exprGen) strExpr(e *gpu.Expr, v, n string, args, nulls []string) error 
 	if len(e.Args) == 1 && e.Args[0].Type.Kind == gpu.Str {
 		return g.strRowExpr(e, v, n) // codegen_strrow.go
 	}
+	if isPlaceIn(e) { // dictorder.go: a place, read from the table as a code is
+		if len(e.Args) != 2 || e.Args[0].Type.Kind != gpu.Dict || e.Args[1].Type.Kind != gpu.Dict || e.Type.Kind != gpu.Int32 {
+			return fmt.Errorf("%s takes two dict arguments and gives int32", e)
+		}
+		w, err := strWord(g.p, e)
+		if err != nil {
+			return err
+		}
+		g.line("if (!%s) %s = ((const int32_t *)A.a[%d])[%s];", n, v, w, args[0])
+		return nil
+	}
 	if len(e.Args) != 1 || e.Args[0].Type.Kind != gpu.Dict {
 		return fmt.Errorf("%s takes one dict argument", e.Op)
 	}
@@ -190,6 +201,15 @@ func buildStrTables(p *gpu.Pipeline, cols []*column) (*strTables, error) {
 		return nil, err
 	}
 	for _, e := range strNodes(p) {
+		if isPlaceIn(e) && len(e.Args) == 2 { // dictorder.go
+			from := st.dictOf(e.Args[0], cols)
+			codes, err := placeTable(from, st.dictOf(e.Args[1], cols))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", e, err)
+			}
+			st.codes[e], st.argDict[e] = codes, from
+			continue
+		}
 		if len(e.Args) != 1 || e.Args[0] == nil {
 			return nil, fmt.Errorf("%s takes one argument", e.Op)
 		}
@@ -269,8 +289,10 @@ func isCaseValue(i, n int) bool { return i%2 == 1 || i == n-1 }
 // checkDictMixing refuses a pipeline that compares or mixes codes of two
 // different dictionaries (two string columns of different tables, say): a
 // code means a string only in its own dictionary, so such a comparison or
-// CASE would answer wrongly. The host device refuses the same expressions
-// (gpu/host/check.go sameDict); the engine then runs them on DuckDB.
+// CASE would answer wrongly. Run and RunProbe have made comparisons of
+// two dictionaries comparisons of places first (dictorder.go); what is
+// left is a CASE whose branches have two dictionaries and a comparison in
+// a left join's condition, which the engine then runs on DuckDB.
 func (st *strTables) checkDictMixing(p *gpu.Pipeline, cols []*column) error {
 	mixed := func(e *gpu.Expr, a, b *array.String) error {
 		if a == nil || b == nil || gpu.SameDictionary(a, b) {

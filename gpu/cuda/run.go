@@ -48,6 +48,11 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 			return nil, fmt.Errorf("run: input %d has %d rows, input 0 has %d", i, c.n, n)
 		}
 	}
+	placed, err := orderMixedCompares(p, cols) // dictorder.go
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", p, err)
+	}
+	p = placed
 	args := make([]uint64, sinkWord(p))
 	args[0], args[1] = uint64(n), d.status
 	for i, c := range cols {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,6 +29,7 @@ func stringCases() []testCase {
 		{"str/filter_aggregate", testStrFilterAggregate},
 		{"date/parts", testDateParts},
 		{"str/two_dictionaries", testStrTwoDictionaries},
+		{"str/two_dictionaries_joined", testStrCompareAcrossJoin},
 		{"str/large_dictionary_twice", testStrLargeDictionaryTwice},
 	}
 }
@@ -245,10 +248,11 @@ func testDateParts(t *testing.T, dev gpu.Device) {
 }
 
 // testStrTwoDictionaries: codes of two string columns with different
-// dictionaries mean different strings, so comparing them or mixing them in
-// one CASE must be refused (the engine then runs it on DuckDB), never
-// answered from the codes; a CASE whose condition reads another string
-// column takes its result's dictionary from its branches.
+// dictionaries mean different strings: comparing them compares the strings
+// (every operator, also of string functions' results over each), and
+// mixing them in one CASE is refused (the engine then runs it on DuckDB),
+// never answered from the codes; a CASE whose condition reads another
+// string column takes its result's dictionary from its branches.
 func testStrTwoDictionaries(t *testing.T, dev gpu.Device) {
 	// Fresh arrays for each run: uploading takes them over.
 	in := func() []arrow.Array {
@@ -265,33 +269,8 @@ func testStrTwoDictionaries(t *testing.T, dev gpu.Device) {
 			t.Fatalf("%s: %v, want ErrUnsupported", what, err)
 		}
 	}
-	// A comparison across two dictionaries compares the strings, or is
-	// refused (the CUDA device compares codes of one dictionary only).
-	b := gpu.Type{Kind: gpu.Bool, Nullable: true}
+	testStrCompareAcross(t, dev)
 	N := NullCell
-	for _, c := range []struct {
-		what string
-		op   gpu.Op
-		want []string
-	}{
-		{"s = g", gpu.OpEq, []string{Row("false"), Row("false"), Row(N), Row(N)}},
-		{"s <> g", gpu.OpNe, []string{Row("true"), Row("true"), Row(N), Row(N)}},
-		{"s < g", gpu.OpLt, []string{Row("true"), Row("true"), Row(N), Row(N)}},
-		{"s >= g", gpu.OpGe, []string{Row("false"), Row("false"), Row(N), Row(N)}},
-	} {
-		cols, types := table(t, dev, in()...)
-		out, err := dev.Run(context.Background(), &gpu.Pipeline{Inputs: types, Project: []*gpu.Expr{gpu.Call(c.op, b, gpu.Col(0, ts), gpu.Col(1, tg))}, Sink: gpu.SinkMaterialize}, cols)
-		ReleaseCols(cols)
-		if errors.Is(err, gpu.ErrUnsupported) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", c.what, err)
-		}
-		got := Rows(t, dev, out)
-		ReleaseCols(out)
-		expectRows(t, got, c.want, true)
-	}
 	refused("if(b, s, g)", gpu.Call(gpu.OpCase, str, gpu.Col(2, tb), gpu.Col(0, ts), gpu.Col(1, tg)))
 
 	isCherry := pred(&gpu.StrFunc{Kind: gpu.StrCompare, Op: gpu.OpEq, Pattern: "cherry"}, gpu.Col(0, ts))
@@ -334,4 +313,126 @@ func testStrLargeDictionaryTwice(t *testing.T, dev gpu.Device) {
 	run("7")
 	run("7")
 	run("3")
+}
+
+// strOps are the comparisons, with Go's answer on two strings.
+var strOps = []struct {
+	op gpu.Op
+	f  func(a, b string) bool
+}{
+	{gpu.OpEq, func(a, b string) bool { return a == b }},
+	{gpu.OpNe, func(a, b string) bool { return a != b }},
+	{gpu.OpLt, func(a, b string) bool { return a < b }},
+	{gpu.OpLe, func(a, b string) bool { return a <= b }},
+	{gpu.OpGt, func(a, b string) bool { return a > b }},
+	{gpu.OpGe, func(a, b string) bool { return a >= b }},
+}
+
+// twoDictionaryStrings are two string columns of one length whose
+// dictionaries overlap in part: strings on one side only, before, between
+// and after the other's, empty strings and nulls.
+func twoDictionaryStrings(r *rand.Rand, n int) (a, b []any) {
+	words := []string{"", "a", "ab", "abc", "b", "ba", "zz", "é", "m", "mm", "q"}
+	pick := func(from []string) any {
+		if r.IntN(9) == 0 {
+			return nil
+		}
+		return from[r.IntN(len(from))] + strings.Repeat("x", r.IntN(2))
+	}
+	for i := 0; i < n; i++ {
+		a = append(a, pick(words[:8]))
+		b = append(b, pick(words[3:]))
+	}
+	return a, b
+}
+
+func cmpCell(a, b any, f func(a, b string) bool) string {
+	if a == nil || b == nil {
+		return NullCell
+	}
+	return fmt.Sprint(f(a.(string), b.(string)))
+}
+
+// testStrCompareAcross: s CMP g and substr(s, 1, 1) CMP substr(g, 1, 1)
+// for two columns of two dictionaries, every operator, against Go's
+// comparison of the strings.
+func testStrCompareAcross(t *testing.T, dev gpu.Device) {
+	r := rand.New(rand.NewPCG(19, 24))
+	a, b := twoDictionaryStrings(r, 300)
+	cols, types := table(t, dev, MakeArray(String, a...), MakeArray(String, b...))
+	defer ReleaseCols(cols)
+	sa, sb := gpu.Col(0, types[0]), gpu.Col(1, types[1])
+	first := &gpu.StrFunc{Kind: gpu.StrSubstring, From: 1, Length: 1, HasLength: true}
+	fa := gpu.StrCall(first, types[0], sa)
+	fb := gpu.StrCall(first, types[1], sb)
+	bt := gpu.Type{Kind: gpu.Bool, Nullable: true}
+	var project []*gpu.Expr
+	for _, o := range strOps {
+		project = append(project, gpu.Call(o.op, bt, sa, sb), gpu.Call(o.op, bt, fa, fb))
+	}
+	got := RunPipeline(t, dev, &gpu.Pipeline{Inputs: types, Project: project, Sink: gpu.SinkMaterialize}, cols)
+	firstRune := func(v any) any {
+		if v == nil {
+			return nil
+		}
+		rs := []rune(v.(string))
+		if len(rs) == 0 {
+			return ""
+		}
+		return string(rs[0])
+	}
+	var want []string
+	for i := range a {
+		var cells []string
+		for _, o := range strOps {
+			cells = append(cells, cmpCell(a[i], b[i], o.f), cmpCell(firstRune(a[i]), firstRune(b[i]), o.f))
+		}
+		want = append(want, Row(cells...))
+	}
+	expectRows(t, got, want, true)
+}
+
+// testStrCompareAcrossJoin: a join's filter comparing the probe side's
+// strings with the build side's (TPC-DS q19 and q24), every operator.
+func testStrCompareAcrossJoin(t *testing.T, dev gpu.Device) {
+	pr, ok := dev.(gpu.ProbeRunner)
+	if !ok {
+		t.Skip("the device runs no probes")
+	}
+	r := rand.New(rand.NewPCG(24, 19))
+	ps, bs := twoDictionaryStrings(r, 400)
+	bs = bs[:60]
+	pk, bk := make([]any, len(ps)), make([]any, len(bs))
+	for i := range pk {
+		pk[i] = int64(i % 17)
+	}
+	for i := range bk {
+		bk[i] = int64(i % 23)
+	}
+	probe := []gpu.Column{Upload(t, dev, MakeArray(I64, pk...)), Upload(t, dev, MakeArray(String, ps...))}
+	defer ReleaseCols(probe)
+	build := []gpu.Column{Upload(t, dev, MakeArray(I64, bk...)), Upload(t, dev, MakeArray(String, bs...))}
+	defer ReleaseCols(build)
+	in := []gpu.Type{probe[0].Type(), probe[1].Type(), build[0].Type(), build[1].Type()}
+	for _, o := range strOps {
+		p := &gpu.Pipeline{Inputs: in, Filter: gpu.Call(o.op, gpu.Type{Kind: gpu.Bool, Nullable: true}, gpu.Col(1, in[1]), gpu.Col(3, in[3])),
+			Project: []*gpu.Expr{gpu.Col(1, in[1]), gpu.Col(3, in[3])}, Sink: gpu.SinkMaterialize}
+		var want []string
+		for i := range ps {
+			for j := range bs {
+				if pk[i] == bk[j] && cmpCell(ps[i], bs[j], o.f) == "true" {
+					want = append(want, Row(strCell(ps[i]), strCell(bs[j])))
+				}
+			}
+		}
+		out, err := pr.RunProbe(context.Background(), p, probe, build, []int{0}, []int{0}, nil)
+		if err != nil {
+			t.Fatalf("%s: run probe: %v", o.op, err)
+		}
+		got := Rows(t, dev, out)
+		ReleaseCols(out)
+		if err := EqualRows(got, want, false, 0); err != nil {
+			t.Fatalf("probe filtered on probe %s build strings: %v", o.op, err)
+		}
+	}
 }

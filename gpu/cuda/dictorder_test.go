@@ -1,0 +1,74 @@
+package cuda
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
+func dictOfStrings(t *testing.T, vals ...string) *array.String {
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues(vals, nil)
+	a := b.NewStringArray()
+	t.Cleanup(a.Release)
+	return a
+}
+
+// A comparison of two dictionaries' values becomes one of places, both
+// tables in the right side's order; one of a single dictionary stays as it
+// was (the same pipeline). Runs without a GPU; the generated source
+// compiles under NVRTC where it loads (the battery's str/two_dictionaries
+// cases run it on a GPU).
+func TestOrderMixedCompares(t *testing.T) {
+	nd := nul(tDict)
+	left, right := dictOfStrings(t, "a", "c", "e"), dictOfStrings(t, "b", "c", "d")
+	cols := []*column{{t: nd, dict: left}, {t: nd, dict: right}, {t: nd, dict: left}}
+	b := nul(gpu.Type{Kind: gpu.Bool})
+	same := &gpu.Pipeline{Inputs: []gpu.Type{nd, nd, nd}, Sink: gpu.SinkMaterialize,
+		Project: []*gpu.Expr{call(gpu.OpLt, b, gpu.Col(0, nd), gpu.Col(2, nd))}}
+	if got, err := orderMixedCompares(same, cols); err != nil || got != same {
+		t.Fatalf("one dictionary: got %v, %v; want the pipeline itself", got, err)
+	}
+	first := &gpu.StrFunc{Kind: gpu.StrSubstring, From: 1, Length: 1, HasLength: true}
+	sub := gpu.StrCall(first, nd, gpu.Col(1, nd))
+	p := &gpu.Pipeline{Inputs: []gpu.Type{nd, nd, nd}, Sink: gpu.SinkMaterialize,
+		Filter:  call(gpu.OpNe, b, gpu.Col(0, nd), sub),
+		Project: []*gpu.Expr{call(gpu.OpLe, b, gpu.Col(0, nd), gpu.Col(1, nd)), call(gpu.OpEq, b, gpu.Col(0, nd), gpu.Col(2, nd))}}
+	got, err := orderMixedCompares(p, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == p || p.Project[0].Args[0].Op != gpu.OpCol {
+		t.Fatal("the pipeline was not copied, or the caller's was changed")
+	}
+	if a := got.Project[1].Args[0]; a.Op != gpu.OpCol {
+		t.Errorf("a comparison of one dictionary was rewritten: %s", got.Project[1])
+	}
+	st, err := buildStrTables(got, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := got.Project[0]
+	if !isPlaceIn(le.Args[0]) || !isPlaceIn(le.Args[1]) {
+		t.Fatalf("a <= b of two dictionaries: %s, want places on both sides", le)
+	}
+	// a, c, e among b, c, d: a before b (-1), c is string 1 (2), e after d (5).
+	if l, r := st.codes[le.Args[0]], st.codes[le.Args[1]]; !slices.Equal(l, []int32{-1, 2, 5}) || !slices.Equal(r, []int32{0, 2, 4}) {
+		t.Errorf("place tables %v and %v, want [-1 2 5] and [0 2 4]", l, r)
+	}
+	if err := st.checkDictMixing(got, cols); err != nil {
+		t.Errorf("the rewritten pipeline still mixes dictionaries: %v", err)
+	}
+	if loadNVRTC() == nil {
+		src, err := pipelineSource(got, []int{3, 3, 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compileClean(t, "dict_order", src)
+	}
+}
