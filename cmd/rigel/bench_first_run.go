@@ -11,7 +11,6 @@ import (
 	"github.com/rigel-db/rigel/conformance/tpch"
 	duckdbbridge "github.com/rigel-db/rigel/duckdb-bridge"
 	"github.com/rigel-db/rigel/gpu"
-	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
 
 // benchFirstRun times each query's first run, the way a user meets rigel:
@@ -117,10 +116,7 @@ func firstRunQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs
 	}
 	firstNanos := time.Since(t0).Nanoseconds()
 	defer first.Release()
-	verdict := "equal"
-	if err := arrowfmt.Compare(first.Record, want.Record, true); err != nil {
-		verdict = "DIFFERENT: " + oneLine(err.Error())
-	}
+	verdict := answerVerdict(ctx, eng, q, first, want)
 	if err := waitCompiles(ctx, eng); err != nil {
 		return "", 0, 0, err
 	}
@@ -140,8 +136,8 @@ func firstRunQuery(ctx context.Context, eng *duckdbbridge.Engine, q string, runs
 			return "", 0, 0, err
 		}
 		hot = append(hot, time.Since(t0).Nanoseconds())
-		if err := arrowfmt.Compare(r.Record, want.Record, true); err != nil && verdict == "equal" {
-			verdict = "DIFFERENT when hot: " + oneLine(err.Error())
+		if v := answerVerdict(ctx, eng, q, r, want); strings.HasPrefix(v, "DIFFERENT") && !strings.HasPrefix(verdict, "DIFFERENT") {
+			verdict = v + " (when hot)"
 		}
 		r.Release()
 	}
