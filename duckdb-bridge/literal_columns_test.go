@@ -19,8 +19,8 @@ CREATE TABLE u AS SELECT i AS id, i * 2 AS v FROM range(50) r(i)`, []string{
 
 // coalesce of strings with a literal among them (TPC-DS q84 joins last
 // and first names, each coalesced with the empty string) runs row by row
-// on the host device (gpu.StrRowCoalesce; the CUDA device
-// refuses row-wise string functions when the plan is made).
+// on the host device (gpu.StrRowCoalesce; the CUDA device evaluates it on
+// the host over its columns, gpu/cuda's rowstrings.go).
 func TestStringCoalesceWithLiterals(t *testing.T) {
 	checkDDLWholeOnHost(t, "coalesce-literals", `CREATE TABLE t AS SELECT i AS id, CASE WHEN i % 4 = 0 THEN NULL ELSE 'k' || (i % 5) END AS k, CASE WHEN i % 3 = 0 THEN NULL ELSE 'g' || (i % 7) END AS g FROM range(40) r(i)`, []string{
 		"SELECT id, coalesce(k, '') || ', ' || coalesce(g, '') AS name FROM t ORDER BY id",

@@ -42,14 +42,13 @@ import "fmt"
 //     OpStrMap/OpStrPred whose Str has the StrRow kind (constants in
 //     Str.List, see strtable_fnstr.go), which every device, CUDA included,
 //     runs through the dictionary tables. OpStrRow is for the rest.
-//   - The CUDA code generator refuses OpStrRow (ErrUnsupported, naming the
-//     op), so a GPU query with it falls back. The GPU design, for later: the
-//     host builds the result dictionary as above from the downloaded
-//     argument columns (strings live host-side anyway), uploads a per-row
-//     code column, and the kernel reads it like an input column; a
-//     predicate or integer result is uploaded as a plain column the same
-//     way. A device-side string layout (offsets + bytes) would let kernels
-//     run these functions themselves; it comes with plain-layout strings.
+//   - The CUDA code generator does not emit OpStrRow. The CUDA device
+//     evaluates such a function on the host over its downloaded arguments
+//     (gpu/cuda's rowstrings.go, through EvalRows in strrow_arrow.go),
+//     after the pipeline's filter where that has no row function, and
+//     uploads the results, which the pipeline reads as input columns. A
+//     device-side string layout (offsets + bytes) would let kernels run
+//     these functions themselves; it comes with plain-layout strings.
 const (
 	// OpStrRow: the row-wise string function Str of Args (see above).
 	OpStrRow Op = 128 + iota

@@ -13,9 +13,9 @@ import (
 // refusal fails the relation as any unsupported construct does, so that
 // with Split it runs on DuckDB over its inputs on the device, instead of
 // the device refusing it while running, its inputs' work thrown away and
-// the whole query sent to DuckDB (TPC-DS q05 and q80: a row-wise string
-// function, on the CUDA device). A refused variance of integers or
-// decimals is computed from exact sums instead (agg_stats.go).
+// the whole query sent to DuckDB (make_date on the CUDA device:
+// conformance's TestRefusedSubtreeCudaPlans). A refused variance of
+// integers or decimals is computed from exact sums instead (agg_stats.go).
 
 // refused is the first new operation or aggregate of s the device refuses.
 func (t *translator) refused(s *stream) error {

@@ -10,9 +10,9 @@ import (
 )
 
 // The code generator refuses row-wise string functions (gpu.OpStrRow,
-// gpu/ir_fnstr.go) and OpTimePart with ErrUnsupported naming the op, so
-// that the engine falls back, never with a panic or a kernel that computes
-// something else.
+// gpu/ir_fnstr.go: the device evaluates them on the host before any
+// kernel, rowstrings.go) and OpTimePart with ErrUnsupported naming the op,
+// never with a panic or a kernel that computes something else.
 func TestCodegenRefusesStrRow(t *testing.T) {
 	nd := nul(tDict)
 	cat := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowConcat}, nd, gpu.Col(0, nd), gpu.Col(1, nd))

@@ -49,34 +49,15 @@ func orderMixedCompares(p *gpu.Pipeline, cols []*column) (*gpu.Pipeline, error) 
 	if len(mixed) == 0 {
 		return p, nil
 	}
-	memo := map[*gpu.Expr]*gpu.Expr{}
-	var rewrite func(e *gpu.Expr) *gpu.Expr
-	rewrite = func(e *gpu.Expr) *gpu.Expr {
-		if e == nil {
-			return nil
-		}
-		if r, ok := memo[e]; ok {
-			return r
+	return rewritePipeline(p, func(orig, e *gpu.Expr) (*gpu.Expr, bool) {
+		if !mixed[orig] {
+			return nil, false
 		}
 		c := *e
-		c.Args = make([]*gpu.Expr, len(e.Args))
-		for i, a := range e.Args {
-			c.Args[i] = rewrite(a)
-		}
-		if mixed[e] {
-			x, y := c.Args[0], c.Args[1]
-			c.Args = []*gpu.Expr{placeIn(x, y), placeIn(y, y)}
-		}
-		memo[e] = &c
-		return &c
-	}
-	c := *p
-	c.Filter = rewrite(p.Filter)
-	c.Project = make([]*gpu.Expr, len(p.Project))
-	for i, e := range p.Project {
-		c.Project[i] = rewrite(e)
-	}
-	return &c, nil
+		x, y := e.Args[0], e.Args[1]
+		c.Args = []*gpu.Expr{placeIn(x, y), placeIn(y, y)}
+		return &c, true
+	}), nil
 }
 
 // placeIn is x's place in y's dictionary's order (gpu.StrOrderIn).

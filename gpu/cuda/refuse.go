@@ -17,6 +17,13 @@ func (d *Device) RefuseExpr(e *gpu.Expr) error {
 	if e == nil || e.Op == gpu.OpCol || e.Op == gpu.OpConst {
 		return nil
 	}
+	if e.Op == gpu.OpStrRow { // evaluated on the host over its arguments (rowstrings.go)
+		switch e.Type.Kind {
+		case gpu.Dict, gpu.Bool, gpu.Int32, gpu.Int64:
+			return nil
+		}
+		return fmt.Errorf("row function %s giving %s: %w", e, e.Type, gpu.ErrUnsupported)
+	}
 	// The answer depends on the operation, the types and which arguments
 	// are constants: asked once each (generating a kernel's source takes
 	// about 20 µs, a plan has hundreds of operations).

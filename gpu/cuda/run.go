@@ -20,6 +20,9 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	if p == nil {
 		return nil, fmt.Errorf("run: nil pipeline")
 	}
+	if hasStrRow(p) { // rowstrings.go
+		return runRowStrings(ctx, d, p, inputs)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	defer d.watch(ctx)()

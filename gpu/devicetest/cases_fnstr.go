@@ -1,6 +1,7 @@
 package devicetest
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"testing"
@@ -11,8 +12,8 @@ import (
 )
 
 // Row-wise string functions (OpStrRow, gpu/ir_fnstr.go). A device that
-// does not run them yet (the CUDA code generator) must refuse them with
-// ErrUnsupported: the case then checks that and skips. Expectations are
+// does not run them must refuse them with ErrUnsupported: the case then
+// checks that and skips (the host and CUDA devices run them all). Expectations are
 // written by hand from functions_string.yaml and its test cases.
 
 func fnstrCases() []testCase {
@@ -21,6 +22,7 @@ func fnstrCases() []testCase {
 		{"strrow/numeric_args", testRowNumericArgs},
 		{"strrow/filtered_rows_never_fail", testRowFiltered},
 		{"strrow/regexp", testRowRegexp},
+		{"strrow/joined_and_grouped", testRowJoinedGrouped},
 		{"strtable/row_kinds", testRowTables},
 		{"time/parts", testTimeParts},
 		{"time/add_months_days", testAddMonths},
@@ -236,5 +238,51 @@ func testRowTables(t *testing.T, dev gpu.Device) {
 	err := projectErr(t, dev, arrs(MakeArray(String, "abc", "été")), re)
 	if !errors.Is(err, gpu.ErrUnsupported) {
 		t.Fatalf("regexp table over a non-ASCII entry: %v, want ErrUnsupported", err)
+	}
+}
+
+// Row functions over a join's pairs (a projection of both sides: TPC-DS
+// q84's names) and as a group key (q05's concat('store', id) under its
+// rollup), with nulls and a filter that keeps some pairs.
+func testRowJoinedGrouped(t *testing.T, dev gpu.Device) {
+	str := gpu.Type{Kind: gpu.Dict, Nullable: true}
+	ids := MakeArray(String, "s1", nil, "s2", "s1", "s3")
+	vals := MakeArray(I64, 1, 2, 3, 4, 5)
+	ti, tv := inputType(ids), inputType(vals)
+	store := gpu.Const(TDict, gpu.Value{I64: 0}) // Str.List[0]
+	cat := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowConcatIgnoreNulls, List: []string{"store"}}, str, store, gpu.Col(0, ti))
+	agg := &gpu.Pipeline{Inputs: []gpu.Type{ti, tv}, Sink: gpu.SinkAggregate, Keys: []int{0},
+		Project: []*gpu.Expr{cat, gpu.Col(1, tv)}, Aggs: []gpu.Agg{sumDec(1, 0), countStar()}}
+	expectRows(t, runRow(t, dev, agg, arrs(ids, vals)), []string{
+		Row(q("store"), "2", "1"), Row(q("stores1"), "5", "2"), Row(q("stores2"), "3", "1"), Row(q("stores3"), "5", "1"),
+	}, false)
+
+	pr, ok := dev.(gpu.ProbeRunner)
+	if !ok {
+		return
+	}
+	last := []any{"Ng", nil, "Smith", "Ada"}
+	first := []any{"Li", "Bo", nil, "A"}
+	probe := []gpu.Column{Upload(t, dev, MakeArray(I64, 1, 2, 3, 4, 1)), Upload(t, dev, MakeArray(String, append([]any(nil), append(last, "Ng")...)...))}
+	defer ReleaseCols(probe)
+	build := []gpu.Column{Upload(t, dev, MakeArray(I64, 1, 2, 3, 4)), Upload(t, dev, MakeArray(String, first...))}
+	defer ReleaseCols(build)
+	in := []gpu.Type{probe[0].Type(), probe[1].Type(), build[0].Type(), build[1].Type()}
+	empty := gpu.Const(TDict, gpu.Value{I64: 0})
+	coal := func(c int) *gpu.Expr {
+		return gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowCoalesce, List: []string{""}}, str, gpu.Col(c, in[c]), empty)
+	}
+	name := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowConcat, List: []string{", "}}, str, coal(1), gpu.Const(TDict, gpu.Value{I64: 0}), coal(3))
+	p := &gpu.Pipeline{Inputs: in, Sink: gpu.SinkMaterialize,
+		Filter:  gpu.Call(gpu.OpNe, TBool, gpu.Col(0, in[0]), gpu.Const(TI64, gpu.Value{I64: 4})),
+		Project: []*gpu.Expr{gpu.Col(0, in[0]), name}}
+	out, err := pr.RunProbe(context.Background(), p, probe, build, []int{0}, []int{0}, nil)
+	if err != nil {
+		t.Fatalf("run probe with a row function: %v", err)
+	}
+	got := Rows(t, dev, out)
+	ReleaseCols(out)
+	if err := EqualRows(got, []string{Row("1", q("Ng, Li")), Row("2", q(", Bo")), Row("3", q("Smith, ")), Row("1", q("Ng, Li"))}, false, 0); err != nil {
+		t.Fatalf("row function over a join's pairs: %v", err)
 	}
 }

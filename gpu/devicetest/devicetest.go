@@ -13,6 +13,7 @@ package devicetest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu"
@@ -55,6 +56,18 @@ func cases() []testCase {
 func Run(t *testing.T, dev gpu.Device) {
 	for _, c := range cases() {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, dev) })
+	}
+}
+
+// RunSome is Run of the cases whose names start with one of prefixes.
+func RunSome(t *testing.T, dev gpu.Device, prefixes ...string) {
+	for _, c := range cases() {
+		for _, p := range prefixes {
+			if strings.HasPrefix(c.name, p) {
+				t.Run(c.name, func(t *testing.T) { c.fn(t, dev) })
+				break
+			}
+		}
 	}
 }
 
