@@ -74,6 +74,14 @@ var catalogue = map[string][]Func{
 	"functions_string":             {FnLike, FnContains, FnStartsWith, FnEndsWith, FnSubstring},
 }
 
+// min and max of strings (and of intervals, whose type the translator
+// refuses) are rigel's extension's, byte-wise as DuckDB compares: the same
+// aggregates as the standard ones, over a dictionary's codes, which are in
+// byte order.
+func init() {
+	catalogue[RigelURN] = append(catalogue[RigelURN], FnMin, FnMax)
+}
+
 // ErrUnknownFunction: the plan calls a function its extension does not
 // declare. The plan is wrong; nothing can run it.
 var ErrUnknownFunction = fmt.Errorf("unknown function")
