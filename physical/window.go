@@ -46,9 +46,21 @@ const (
 	// running sums at the frame's ends subtracted), first_value and
 	// last_value.
 	FrameRowsBetween
+	// FrameRangeBetween: the rows whose one (ascending) order key lies
+	// From to To of the key's units from this row's (RANGE BETWEEN n
+	// PRECEDING AND m FOLLOWING; CURRENT ROW is 0, this row's peers),
+	// within the partition; the functions of FrameRowsBetween
+	// (window_range.go).
+	FrameRangeBetween
 )
 
-// Unbounded ends of a FrameRowsBetween.
+// sliding reports whether f's frame has ends of its own (FrameRowsBetween
+// or FrameRangeBetween), found per row (frameBounds).
+func (f WindowFunc) sliding() bool {
+	return f.Frame == FrameRowsBetween || f.Frame == FrameRangeBetween
+}
+
+// Unbounded ends of a FrameRowsBetween or FrameRangeBetween.
 const (
 	FrameUnboundedPreceding int64 = math.MinInt64
 	FrameUnboundedFollowing int64 = math.MaxInt64
@@ -68,7 +80,7 @@ type WindowFunc struct {
 	// and the column that stands where it leaves the partition (-1: null).
 	Offset  int64
 	Default int
-	// From and To: a FrameRowsBetween's ends.
+	// From and To: a FrameRowsBetween's or FrameRangeBetween's ends.
 	From, To int64
 }
 
@@ -142,8 +154,9 @@ func (f WindowFunc) String() string {
 		over = append(over, "order by "+sortKeysText(f.Order))
 	}
 	if f.Kind == WindowAggregate || f.Kind == WindowFirstValue || f.Kind == WindowLastValue {
-		if f.Frame == FrameRowsBetween {
-			over = append(over, fmt.Sprintf("rows %s to %s", frameEnd(f.From), frameEnd(f.To)))
+		if f.sliding() {
+			unit := map[WindowFrame]string{FrameRowsBetween: "rows", FrameRangeBetween: "range"}[f.Frame]
+			over = append(over, fmt.Sprintf("%s %s to %s", unit, frameEnd(f.From), frameEnd(f.To)))
 		} else {
 			over = append(over, map[WindowFrame]string{FrameRows: "rows to current", FramePeers: "range to current", FramePartition: "whole partition"}[f.Frame])
 		}
@@ -380,7 +393,7 @@ func nullWithoutValues(value *gpu.Expr, st gpu.Type, count *gpu.Expr, t gpu.Type
 // values gives null), handed back from the frame's last row for peers and
 // whole partitions.
 func (w *windowRun) aggregate(ctx context.Context, f WindowFunc, cols []gpu.Column, part, peers gpu.Column) (gpu.Column, error) {
-	if f.Frame == FrameRowsBetween {
+	if f.sliding() {
 		return w.slidingAggregate(ctx, f, cols, part)
 	}
 	i64 := gpu.Type{Kind: gpu.Int64}
@@ -579,8 +592,8 @@ func (w *windowRun) value(ctx context.Context, f WindowFunc, cols []gpu.Column, 
 	var idx *gpu.Expr // the source row from 0, -1 for none
 	var at gpu.Column // or the source rows themselves
 	switch {
-	case f.Frame == FrameRowsBetween && (f.Kind == WindowFirstValue || f.Kind == WindowLastValue):
-		b, err := w.frameBounds(ctx, f, part, pos)
+	case f.sliding() && (f.Kind == WindowFirstValue || f.Kind == WindowLastValue):
+		b, err := w.frameBounds(ctx, f, cols, part, pos)
 		if err != nil {
 			return nil, err
 		}
@@ -645,13 +658,16 @@ func (w *windowRun) positions(ctx context.Context, cols []gpu.Column) (gpu.Colum
 	return w.runningRows(ctx, whole)
 }
 
-// frameRows are the rows of each row's FrameRowsBetween frame as places in
+// frameRows are the rows of each row's sliding frame as places in
 // the sorted rows from 0: from and to (-1 in both when the frame is
 // empty), and before, the place just before from (-1 at the partition's
 // start), where the running sums that end before the frame stand.
 type frameRows struct{ from, to, before gpu.Column }
 
-func (w *windowRun) frameBounds(ctx context.Context, f WindowFunc, part, pos gpu.Column) (frameRows, error) {
+func (w *windowRun) frameBounds(ctx context.Context, f WindowFunc, cols []gpu.Column, part, pos gpu.Column) (frameRows, error) {
+	if f.Frame == FrameRangeBetween {
+		return w.rangeBounds(ctx, f, cols, part, pos) // window_range.go
+	}
 	i64, b := gpu.Type{Kind: gpu.Int64}, gpu.Type{Kind: gpu.Bool}
 	k := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
 	rn, rows, err := w.rowNumbers(ctx, part)
@@ -696,7 +712,7 @@ func (w *windowRun) frameBounds(ctx context.Context, f WindowFunc, part, pos gpu
 	return frameRows{from: out[0], to: out[1], before: out[2]}, nil
 }
 
-// slidingAggregate is sum, count or avg's sum over a FrameRowsBetween: the
+// slidingAggregate is sum, count or avg's sum over a sliding frame: the
 // running sum and count of the values at the frame's last row less those
 // just before its first (exact: integers and decimals only).
 func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []gpu.Column, part gpu.Column) (gpu.Column, error) {
@@ -727,7 +743,7 @@ func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []g
 	if err != nil {
 		return nil, err
 	}
-	fb, err := w.frameBounds(ctx, f, part, pos)
+	fb, err := w.frameBounds(ctx, f, cols, part, pos)
 	if err != nil {
 		return nil, err
 	}

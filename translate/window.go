@@ -157,7 +157,7 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 		return nil, false, out, unsupported(fmt.Sprintf("window function %s", f.Name()))
 	}
 	base.Kind = physical.WindowAggregate
-	if base.Frame, base.From, base.To, err = windowFrameRows(f); err != nil {
+	if base.Frame, base.From, base.To, err = windowFrameRows(f, base.Order, in); err != nil {
 		return nil, false, out, err
 	}
 	var arg *gpu.Expr
@@ -195,7 +195,7 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 	if !ok {
 		return nil, false, out, unsupported(fmt.Sprintf("window %s of %s", fn, arg.Type))
 	}
-	if base.Frame == physical.FrameRowsBetween && (base.Agg != gpu.AggSum || st.Kind == gpu.Float64) {
+	if (base.Frame == physical.FrameRowsBetween || base.Frame == physical.FrameRangeBetween) && (base.Agg != gpu.AggSum || st.Kind == gpu.Float64) {
 		// Sliding sums are differences of running sums: exact types only.
 		return nil, false, out, unsupported(fmt.Sprintf("window %s of %s over a sliding frame", fn, arg.Type))
 	}
@@ -216,9 +216,20 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 // windowFrameRows maps a frame to one the Window computes: from the
 // partition's start to this row (ROWS), to this row's last peer (RANGE) or
 // to the partition's end (simpleFrame), or a ROWS frame of any other
-// constant ends, physical.FrameRowsBetween from..to rows from this one.
-func windowFrameRows(f *expr.WindowFunction) (frame physical.WindowFrame, from, to int64, err error) {
-	if frame, err = simpleFrame(f); err == nil || f.BoundsType != types.BoundsTypeRows || len(f.Sorts) == 0 {
+// constant ends, physical.FrameRowsBetween from..to rows from this one, or
+// a RANGE frame of other constant ends over one ascending order key of a
+// numeric type (order, its key), physical.FrameRangeBetween from..to of
+// the key's units from this row's.
+func windowFrameRows(f *expr.WindowFunction, order []gpu.SortKey, in *stream) (frame physical.WindowFrame, from, to int64, err error) {
+	if frame, err = simpleFrame(f); err == nil || len(f.Sorts) == 0 {
+		return frame, 0, 0, err
+	}
+	sliding := physical.FrameRowsBetween
+	switch {
+	case f.BoundsType == types.BoundsTypeRows:
+	case f.BoundsType == types.BoundsTypeRange && len(order) == 1 && !order[0].Descending && rangeOrderKey(in.exprs[order[0].Col].Type):
+		sliding = physical.FrameRangeBetween
+	default:
 		return frame, 0, 0, err
 	}
 	offset := func(b expr.Bound, unbounded int64) (int64, bool) {
@@ -239,7 +250,17 @@ func windowFrameRows(f *expr.WindowFunction) (frame physical.WindowFrame, from, 
 	if !okFrom || !okTo || from == physical.FrameUnboundedFollowing || to == physical.FrameUnboundedPreceding {
 		return 0, 0, 0, err
 	}
-	return physical.FrameRowsBetween, from, to, nil
+	return sliding, from, to, nil
+}
+
+// rangeOrderKey reports whether a RANGE frame's offsets apply to an order
+// key of type t: integers, decimals and floats (physical's rangeKey).
+func rangeOrderKey(t gpu.Type) bool {
+	switch t.Kind {
+	case gpu.Int8, gpu.Int16, gpu.Int32, gpu.Int64, gpu.Decimal64, gpu.Decimal128, gpu.Float32, gpu.Float64:
+		return true
+	}
+	return false
 }
 
 // simpleFrame maps frames that start at the partition's start.
@@ -330,7 +351,7 @@ func (t *translator) valueWindow(f *expr.WindowFunction, base physical.WindowFun
 			return nil, fmt.Errorf("window function %s with %d arguments", f.Name(), len(args))
 		}
 		var err error
-		if base.Frame, base.From, base.To, err = windowFrameRows(f); err != nil {
+		if base.Frame, base.From, base.To, err = windowFrameRows(f, base.Order, in); err != nil {
 			return nil, err
 		}
 		base.Kind = physical.WindowFirstValue
