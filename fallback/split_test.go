@@ -23,7 +23,7 @@ func TestOneUnsupportedNodeSplits(t *testing.T) {
 		{"SELECT n_regionkey, count(*) AS c, sum(count(*) * 1.5::DOUBLE) OVER (ORDER BY n_regionkey ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s FROM nation GROUP BY n_regionkey ORDER BY 1", "over a sliding frame"},
 		// nulls through the fallback and back; strings come back to the
 		// device (sort).
-		{"SELECT n_nationkey, max(CASE WHEN n_nationkey % 3 = 0 THEN NULL ELSE n_name END) OVER (ORDER BY n_nationkey ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS prev FROM nation ORDER BY prev NULLS FIRST, 1", "window function max"},
+		{"SELECT n_nationkey, max(CASE WHEN n_nationkey % 3 = 0 THEN NULL ELSE n_name END) OVER (ORDER BY n_nationkey ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS prev FROM nation ORDER BY prev NULLS FIRST, 1", "window max of dict"},
 		// a float division (DuckDB's: NaN for 0/0, on_domain_error=NAN)
 		// under a cast the device refuses; the aggregate above on the
 		// device.

@@ -19,7 +19,8 @@ import (
 // functions of rigel's extension (substrait/extensions/functions_rigel.yaml);
 // the plans load, rigel's catalogue does not resolve those functions (so
 // translate refuses them and falls back) but for add (date + integer runs
-// on the devices; translate refuses add's interval forms itself), and the
+// on the devices; translate refuses add's interval forms itself) and min
+// and max (of strings, over dictionary codes), and the
 // fallback writer turns them back into DuckDB SQL that gives the query's
 // own answer.
 func TestRigelExtensionRoundTrips(t *testing.T) {
@@ -66,8 +67,8 @@ func TestRigelExtensionRoundTrips(t *testing.T) {
 			if strings.HasPrefix(f.Name, "add:") {
 				continue
 			}
-			if _, err := substrait.Resolve(f); !errors.Is(err, substrait.ErrNotImplemented) || !strings.Contains(err.Error(), f.Name) {
-				t.Errorf("%s: Resolve(%s) = %v, want ErrNotImplemented naming it", q, f.Name, err)
+			if _, err := substrait.Resolve(f); err != nil && (!errors.Is(err, substrait.ErrNotImplemented) || !strings.Contains(err.Error(), f.Name)) {
+				t.Errorf("%s: Resolve(%s) = %v, want rigel's function or ErrNotImplemented naming it", q, f.Name, err)
 			}
 		}
 		if !found {
@@ -138,7 +139,7 @@ func TestRigelFunctionSplits(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct{ query, reason string }{
 		{"SELECT c_mktsegment, count(*) FROM customer WHERE regexp_matches(c_phone, '^1[0-5]') GROUP BY 1 ORDER BY 1", "regexp_matches"},
-		{"SELECT o_orderpriority, min(o_clerk) AS lo, max(o_clerk) AS hi FROM orders GROUP BY 1 ORDER BY 1", "min:str"},
+		{"SELECT o_orderpriority, count(*) AS n FROM orders WHERE strftime(o_orderdate, '%Y') = '1995' GROUP BY 1 ORDER BY 1", "strftime"},
 	} {
 		res, err := eng.Query(ctx, c.query)
 		if err != nil {

@@ -13,8 +13,9 @@ import (
 )
 
 // A projection with window functions (a ranking function and an aggregate
-// over a RANGE frame with an offset, which the device cannot run) falls
-// back with its read, and gives DuckDB's answer to the same SQL.
+// over a RANGE frame with an offset under a descending order, which the
+// device cannot run) falls back with its read, and gives DuckDB's answer
+// to the same SQL.
 func TestWindowFunctionsFallBack(t *testing.T) {
 	eng := tpchEngine(t)
 	b := plan.NewBuilderDefault()
@@ -41,7 +42,7 @@ func TestWindowFunctionsFallBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	running, err := eb.WindowFunc(extensions.ID{URN: arith, Name: "sum:i32"}).Args(key).Phase(types.AggPhaseInitialToResult).
-		Partitions(region).Sort(expr.SortField{Expr: keyExpr, Kind: types.SortAscNullsLast}).
+		Partitions(region).Sort(expr.SortField{Expr: keyExpr, Kind: types.SortDescNullsLast}).
 		Bounds(expr.PrecedingBound(2), expr.CurrentRow{}).BoundsType(types.BoundsTypeRange).Build()
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +73,7 @@ func TestWindowFunctionsFallBack(t *testing.T) {
 		t.Fatalf("ran on %s (%q), want a device plan with a DuckDB subtree", res.Where, res.Reason)
 	}
 	oracle, err := eng.RunOnDuckDB(ctx, `SELECT n_nationkey, row_number() OVER (PARTITION BY n_regionkey ORDER BY n_nationkey DESC),
-		sum(n_nationkey) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM nation`)
+		sum(n_nationkey) OVER (PARTITION BY n_regionkey ORDER BY n_nationkey DESC RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM nation`)
 	if err != nil {
 		t.Fatal(err)
 	}
