@@ -96,6 +96,9 @@ func TestTPCDSCuda(t *testing.T) {
 // TestStatsCuda is TestStatsCudaPlans on the GPU.
 func TestStatsCuda(t *testing.T) { checkStats(t, cudaDevice(t)) }
 
+// TestWindowCuda is TestWindowCudaPlans on the GPU.
+func TestWindowCuda(t *testing.T) { checkWindows(t, cudaDevice(t)) }
+
 // checkTPCDS runs the 99 queries on dev: each answer DuckDB's (byte for
 // byte where exact is set), at least minWhole of them whole on the
 // device, and none but those of mayRefuse refused while running. It
