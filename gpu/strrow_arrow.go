@@ -13,9 +13,10 @@ import (
 // n values (utf8 for strings, an integer array for integers), or is nil
 // where argument k is a constant (read from e as a device reads it: a
 // string literal indexes e.Str.List). The result is an Arrow array of
-// ArrowType(e.Type). A device that cannot run row functions in its kernels
+// ArrowType(e.Type); results of more than maxBytes characters in all are
+// an ErrHostMemory. A device that cannot run row functions in its kernels
 // evaluates them so over its downloaded arguments (gpu/cuda's rowstrings.go).
-func EvalRows(e *Expr, n int, args []arrow.Array) (arrow.Array, error) {
+func EvalRows(e *Expr, n int, args []arrow.Array, maxBytes int64) (arrow.Array, error) {
 	if e.Op != OpStrRow || !e.Str.IsRowFunc() || len(args) != len(e.Args) {
 		return nil, fmt.Errorf("EvalRows of %s with %d arguments", e, len(args))
 	}
@@ -61,6 +62,7 @@ func EvalRows(e *Expr, n int, args []arrow.Array) (arrow.Array, error) {
 	defer b.Release()
 	b.Reserve(n)
 	lo, hi := intRange(e.Type.Kind)
+	var chars int64
 	for i := 0; i < n; i++ {
 		for k := range row {
 			v, err := value(k, i)
@@ -79,6 +81,9 @@ func EvalRows(e *Expr, n int, args []arrow.Array) (arrow.Array, error) {
 		}
 		switch bb := b.(type) {
 		case *array.StringBuilder:
+			if chars += int64(len(v.S)); chars > maxBytes {
+				return nil, fmt.Errorf("%s's results pass %d bytes over %d rows: %w", e.Str.RowName(), maxBytes, n, ErrHostMemory)
+			}
 			bb.Append(v.S)
 		case *array.BooleanBuilder:
 			bb.Append(v.I != 0)

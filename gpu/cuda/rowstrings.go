@@ -29,6 +29,12 @@ import (
 // a refusal (the engine hands the query to DuckDB, whose answer or error
 // stands), never this device's error.
 
+// maxRowStringBytes bounds the host memory the arguments and the results
+// of one pipeline's row functions take (2 GiB): past it the pipeline is
+// refused (gpu.ErrHostMemory, an out-of-memory the engine answers by
+// handing the query to DuckDB), where it would take the process down.
+const maxRowStringBytes = 2 << 30
+
 // hasStrRow reports whether p evaluates a row function in its filter or
 // projections.
 func hasStrRow(p *gpu.Pipeline) bool {
@@ -109,6 +115,17 @@ func runRowStrings(ctx context.Context, dev gpu.Device, p *gpu.Pipeline, inputs 
 		if err != nil {
 			return nil, fmt.Errorf("the arguments of row functions: %w", err)
 		}
+		held := int64(0)
+		for _, a := range argVals {
+			for _, b := range a.Data().Buffers() {
+				if b != nil {
+					held += int64(b.Len())
+				}
+			}
+		}
+		if held > maxRowStringBytes {
+			return nil, fmt.Errorf("the arguments of row functions over %d rows take %d bytes of host memory, more than the %d evaluated at once: %w", n, held, int64(maxRowStringBytes), gpu.ErrHostMemory)
+		}
 	}
 	var results []gpu.Column
 	defer func() {
@@ -125,9 +142,9 @@ func runRowStrings(ctx context.Context, dev gpu.Device, p *gpu.Pipeline, inputs 
 				args[k] = argVals[i]
 			}
 		}
-		arr, err := gpu.EvalRows(e, n, args)
+		arr, err := gpu.EvalRows(e, n, args, maxRowStringBytes)
 		if err != nil {
-			if !errors.Is(err, gpu.ErrUnsupported) {
+			if !errors.Is(err, gpu.ErrUnsupported) && !errors.Is(err, gpu.ErrOutOfMemory) {
 				err = fmt.Errorf("%w (evaluated before the pipeline's filter: %w)", gpu.ErrUnsupported, err)
 			}
 			return nil, err
