@@ -99,20 +99,13 @@ func TestRefusedSubtreeCudaPlans(t *testing.T) {
 func TestStatsCudaPlans(t *testing.T) { checkStats(t, cudaPlanDevice(t)) }
 
 func checkStats(t *testing.T, dev gpu.Device) {
-	eng := openEngine(t, dev)
-	for _, q := range []string{
+	checkWhole(t, dev, []string{
 		"SELECT p_size, stddev_samp(ps_availqty) AS a, var_pop(ps_availqty) AS b, stddev_pop(p_size) AS c, var_samp(ps_supplycost) AS d FROM partsupp JOIN part ON ps_partkey = p_partkey GROUP BY p_size ORDER BY p_size",
 		"SELECT c_nationkey, stddev_samp(c_acctbal) AS a, variance(CASE WHEN c_custkey % 3 = 0 THEN NULL ELSE c_custkey END) AS b, stddev_samp(c_custkey::BIGINT * 1000000000) AS c, var_pop(c_nationkey::TINYINT) AS d FROM customer WHERE c_custkey < 200 GROUP BY c_nationkey ORDER BY c_nationkey",
 		"SELECT o_custkey, stddev_samp(o_shippriority) AS a, var_pop(o_totalprice) AS b, stddev_samp(o_totalprice) AS c FROM orders WHERE o_orderkey < 2000 GROUP BY o_custkey ORDER BY o_custkey",
 		"SELECT stddev_samp(l_linenumber) AS a, var_pop(l_quantity) AS b FROM lineitem WHERE l_orderkey < 0",
 		"SELECT stddev_pop(l_quantity) AS a, var_samp(l_extendedprice) AS b, stddev_samp(l_linenumber) AS c, stddev_samp(l_suppkey::SMALLINT) AS d FROM lineitem",
-	} {
-		t.Run(q, func(t *testing.T) {
-			if where, reason := answerLikeDuckDB(t, eng, q); where == duckdbbridge.OnFallback || reason != "" {
-				t.Fatalf("ran on %s (%s), want the device whole", where, reason)
-			}
-		})
-	}
+	})
 }
 
 // Window functions whose pipelines the Window operator makes while running
@@ -122,8 +115,7 @@ func checkStats(t *testing.T, dev gpu.Device) {
 func TestWindowCudaPlans(t *testing.T) { checkWindows(t, cudaPlanDevice(t)) }
 
 func checkWindows(t *testing.T, dev gpu.Device) {
-	eng := openEngine(t, dev)
-	for _, q := range []string{
+	checkWhole(t, dev, []string{
 		"SELECT o_orderkey, percent_rank() OVER (PARTITION BY o_custkey ORDER BY o_orderpriority) AS pr, cume_dist() OVER (PARTITION BY o_custkey ORDER BY o_orderpriority) AS cd, ntile(3) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS nt FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
 		"SELECT o_orderkey, first_value(o_orderstatus) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS fv, last_value(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS lv, lag(o_totalprice, 1, 0) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS lg, lead(o_orderdate, 2) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS ld FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
 		"SELECT o_orderkey, sum(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s, avg(o_totalprice) OVER (PARTITION BY o_custkey) AS a, rank() OVER (PARTITION BY o_orderstatus ORDER BY o_totalprice DESC) AS r FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
@@ -131,7 +123,13 @@ func checkWindows(t *testing.T, dev gpu.Device) {
 		// RANGE frames with offsets: ties, nulls first, empty frames, a
 		// float key, the frame's value at its first and last rows.
 		"SELECT o_orderkey, sum(o_totalprice) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey RANGE BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS s, count(*) OVER (PARTITION BY o_orderpriority ORDER BY CASE WHEN o_orderkey % 5 = 0 THEN NULL ELSE o_custkey % 11 END NULLS FIRST RANGE BETWEEN CURRENT ROW AND 4 FOLLOWING) AS c, count(o_custkey) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey RANGE BETWEEN 2 FOLLOWING AND 3 FOLLOWING) AS e, first_value(o_totalprice) OVER (PARTITION BY o_orderstatus ORDER BY o_totalprice::DOUBLE RANGE BETWEEN 1000 PRECEDING AND 500 FOLLOWING) AS fv, last_value(o_totalprice) OVER (PARTITION BY o_orderstatus ORDER BY o_totalprice::DOUBLE RANGE BETWEEN UNBOUNDED PRECEDING AND 500 FOLLOWING) AS lv FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
-	} {
+	})
+}
+
+// checkWhole runs each query on dev: whole on the device, DuckDB's answer.
+func checkWhole(t *testing.T, dev gpu.Device, queries []string) {
+	eng := openEngine(t, dev)
+	for _, q := range queries {
 		t.Run(q, func(t *testing.T) {
 			if where, reason := answerLikeDuckDB(t, eng, q); where == duckdbbridge.OnFallback || reason != "" {
 				t.Fatalf("ran on %s (%s), want the device whole", where, reason)
