@@ -55,19 +55,24 @@ func TestWindowFunctionsOnDevice(t *testing.T) {
 		// and decimal keys: ties, empty frames, unbounded ends
 		"SELECT id, sum(v) OVER (PARTITION BY g ORDER BY id RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) AS s, count(*) OVER (ORDER BY o NULLS FIRST RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS c, sum(d) OVER (PARTITION BY p ORDER BY f RANGE BETWEEN CURRENT ROW AND 2 FOLLOWING) AS e FROM w ORDER BY id",
 		"SELECT id, count(v) OVER (PARTITION BY g ORDER BY o RANGE BETWEEN 3 FOLLOWING AND 5 FOLLOWING) AS a, avg(v) OVER (ORDER BY d RANGE BETWEEN 1 PRECEDING AND UNBOUNDED FOLLOWING) AS b, last_value(o) OVER (PARTITION BY p ORDER BY o RANGE BETWEEN UNBOUNDED PRECEDING AND 2 FOLLOWING) AS c FROM w ORDER BY id",
+		// min and max over sliding frames: nulls (an all-null partition),
+		// empty frames, frames at either end, long frames (a sparse table
+		// of several levels), unbounded ends (scans), RANGE frames
+		"SELECT id, min(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS a, max(d) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING) AS b, max(v) OVER (ORDER BY id ROWS BETWEEN 40 PRECEDING AND 25 FOLLOWING) AS c, min(o) OVER (PARTITION BY id % 7 ORDER BY id ROWS BETWEEN 3 PRECEDING AND 1 PRECEDING) AS e FROM w ORDER BY id",
+		"SELECT id, max(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 2 FOLLOWING) AS a, min(d) OVER (PARTITION BY p ORDER BY id ROWS BETWEEN 2 PRECEDING AND UNBOUNDED FOLLOWING) AS b, min(v) OVER (PARTITION BY g ORDER BY o RANGE BETWEEN 2 PRECEDING AND 3 FOLLOWING) AS c, max(id) OVER (ORDER BY d RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS e FROM w ORDER BY id",
 		// an empty input: no partitions at all
 		"SELECT id, lag(v) OVER (ORDER BY id) AS l, ntile(3) OVER (ORDER BY id) AS n, percent_rank() OVER (ORDER BY id) AS pr FROM w WHERE id < 0 ORDER BY id",
 	})
 }
 
-// Frames the Window does not compute (a float sum or a min over a sliding
+// Frames the Window does not compute (a float's sum or min over a sliding
 // frame) leave that subtree to DuckDB, with DuckDB's answer.
 func TestWindowFramesFallBack(t *testing.T) {
 	e := NewEngine(memoryDB(t, windowDDL), "window-frames", host.New(), "")
 	for _, q := range []string{
 		"SELECT id, sum(f) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM w ORDER BY id",
-		"SELECT id, min(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS m FROM w ORDER BY id",
-		"SELECT id, min(v) OVER (PARTITION BY g ORDER BY id RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM w ORDER BY id",
+		"SELECT id, max(f) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS m FROM w ORDER BY id",
+		"SELECT id, min(f) OVER (PARTITION BY g ORDER BY id RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM w ORDER BY id",
 	} {
 		t.Run(q, func(t *testing.T) {
 			if where, reason := queryLikeDuckDB(t, e, q); where == OnHost && reason == "" {

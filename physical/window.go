@@ -444,6 +444,17 @@ func (w *windowRun) runningCounts(ctx context.Context, f WindowFunc, cols []gpu.
 // the type its scan runs in (WindowScanType), nulls standing as op's
 // identity, which changes nothing.
 func (w *windowRun) runningValues(ctx context.Context, f WindowFunc, op gpu.ScanOp, cols []gpu.Column, part gpu.Column) (gpu.Column, gpu.Type, error) {
+	vals, st, err := w.scanValues(ctx, f, op, cols)
+	if err != nil {
+		return nil, st, err
+	}
+	vals, err = w.scan(ctx, vals, part, op, false)
+	return vals, st, err
+}
+
+// scanValues are f's values in the type its scan runs in, nulls as op's
+// identity.
+func (w *windowRun) scanValues(ctx context.Context, f WindowFunc, op gpu.ScanOp, cols []gpu.Column) (gpu.Column, gpu.Type, error) {
 	arg := gpu.Col(0, cols[f.Arg].Type())
 	st, ok := WindowScanType(f.Agg, arg.Type)
 	if !ok {
@@ -457,10 +468,6 @@ func (w *windowRun) runningValues(ctx context.Context, f WindowFunc, op gpu.Scan
 		v = gpu.Call(gpu.OpCase, st, gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, arg), gpu.Const(st, gpu.ScanIdentity(op, st.Kind)), v)
 	}
 	vals, err := w.project(ctx, []gpu.Column{cols[f.Arg]}, v)
-	if err != nil {
-		return nil, st, err
-	}
-	vals, err = w.scan(ctx, vals, part, op, false)
 	return vals, st, err
 }
 
@@ -492,8 +499,12 @@ func WindowScanType(agg gpu.AggKind, t gpu.Type) (gpu.Type, bool) {
 		return gpu.Type{Kind: gpu.Decimal128, Precision: 38, Scale: t.Scale}, true
 	case agg != gpu.AggMin && agg != gpu.AggMax:
 		return gpu.Type{}, false
-	case t.Kind == gpu.Decimal64 || t.Kind == gpu.Decimal128:
-		return gpu.Type{Kind: t.Kind, Precision: t.Precision, Scale: t.Scale}, true
+	case t.Kind == gpu.Decimal64:
+		// The whole storage's precision: the identity that stands for a
+		// null (ScanIdentity, 18 nines) must fit.
+		return gpu.Type{Kind: t.Kind, Precision: 18, Scale: t.Scale}, true
+	case t.Kind == gpu.Decimal128:
+		return gpu.Type{Kind: t.Kind, Precision: 38, Scale: t.Scale}, true
 	}
 	return gpu.Type{Kind: gpu.Int64}, true
 }
@@ -714,8 +725,12 @@ func (w *windowRun) frameBounds(ctx context.Context, f WindowFunc, cols []gpu.Co
 
 // slidingAggregate is sum, count or avg's sum over a sliding frame: the
 // running sum and count of the values at the frame's last row less those
-// just before its first (exact: integers and decimals only).
+// just before its first (exact: integers and decimals only); min and max
+// elsewhere.
 func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []gpu.Column, part gpu.Column) (gpu.Column, error) {
+	if f.Agg == gpu.AggMin || f.Agg == gpu.AggMax {
+		return w.slidingMinMax(ctx, f, cols, part) // window_minmax.go
+	}
 	i64 := gpu.Type{Kind: gpu.Int64}
 	counts, err := w.runningCounts(ctx, f, cols, part)
 	if err != nil {
