@@ -289,10 +289,10 @@ func isCaseValue(i, n int) bool { return i%2 == 1 || i == n-1 }
 // checkDictMixing refuses a pipeline that compares or mixes codes of two
 // different dictionaries (two string columns of different tables, say): a
 // code means a string only in its own dictionary, so such a comparison or
-// CASE would answer wrongly. Run and RunProbe have made comparisons of
+// CASE would answer wrongly. Run and the probes have made comparisons of
 // two dictionaries comparisons of places first (dictorder.go); what is
-// left is a CASE whose branches have two dictionaries and a comparison in
-// a left join's condition, which the engine then runs on DuckDB.
+// left is a CASE whose branches have two dictionaries, which the engine
+// then runs on DuckDB.
 func (st *strTables) checkDictMixing(p *gpu.Pipeline, cols []*column) error {
 	mixed := func(e *gpu.Expr, a, b *array.String) error {
 		if a == nil || b == nil || gpu.SameDictionary(a, b) {

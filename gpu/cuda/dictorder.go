@@ -60,6 +60,26 @@ func orderMixedCompares(p *gpu.Pipeline, cols []*column) (*gpu.Pipeline, error) 
 	}), nil
 }
 
+// orderMixedComparesLeft is orderMixedCompares of a left join's pipeline p
+// and its condition cond (RunProbeLeft), rewritten together: the
+// condition rides along as one more projection.
+func orderMixedComparesLeft(p *gpu.Pipeline, cond *gpu.Expr, cols []*column) (*gpu.Pipeline, *gpu.Expr, error) {
+	if cond == nil {
+		q, err := orderMixedCompares(p, cols)
+		return q, nil, err
+	}
+	both := *p
+	both.Project = append(append([]*gpu.Expr(nil), p.Project...), cond)
+	q, err := orderMixedCompares(&both, cols)
+	if err != nil || q == &both {
+		return p, cond, err
+	}
+	n := len(p.Project)
+	out := *q
+	out.Project = q.Project[:n:n]
+	return &out, q.Project[n], nil
+}
+
 // placeIn is x's place in y's dictionary's order (gpu.StrOrderIn).
 func placeIn(x, y *gpu.Expr) *gpu.Expr {
 	t := gpu.Type{Kind: gpu.Int32, Nullable: x.Type.Nullable || y.Type.Nullable}

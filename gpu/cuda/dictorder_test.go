@@ -72,3 +72,25 @@ func TestOrderMixedCompares(t *testing.T) {
 		compileClean(t, "dict_order", src)
 	}
 }
+
+// A left join's condition is rewritten with its pipeline: places in the
+// condition, the projections as they were.
+func TestOrderMixedComparesLeft(t *testing.T) {
+	nd := nul(tDict)
+	left, right := dictOfStrings(t, "a", "c"), dictOfStrings(t, "b", "c")
+	cols := []*column{{t: nd, dict: left}, {t: nd, dict: right}}
+	b := nul(gpu.Type{Kind: gpu.Bool})
+	p := &gpu.Pipeline{Inputs: []gpu.Type{nd, nd}, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{gpu.Col(0, nd), gpu.Col(1, nd)}}
+	cond := call(gpu.OpNe, b, gpu.Col(0, nd), gpu.Col(1, nd))
+	q, c, err := orderMixedComparesLeft(p, cond, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Project) != 2 || q.Project[0].Op != gpu.OpCol || c == cond || !isPlaceIn(c.Args[0]) || !isPlaceIn(c.Args[1]) {
+		t.Fatalf("got %s with condition %s: want the projections kept and places in the condition", q, c)
+	}
+	same := call(gpu.OpNe, b, gpu.Col(0, nd), gpu.Col(0, nd))
+	if q, c, err := orderMixedComparesLeft(p, same, cols); err != nil || q != p || c != same {
+		t.Fatalf("one dictionary: got %v, %v, %v; want p and the condition themselves", q, c, err)
+	}
+}

@@ -393,7 +393,8 @@ func testStrCompareAcross(t *testing.T, dev gpu.Device) {
 }
 
 // testStrCompareAcrossJoin: a join's filter comparing the probe side's
-// strings with the build side's (TPC-DS q19 and q24), every operator.
+// strings with the build side's (TPC-DS q19 and q24), every operator; the
+// same as a left join's condition and a semi join's residual.
 func testStrCompareAcrossJoin(t *testing.T, dev gpu.Device) {
 	pr, ok := dev.(gpu.ProbeRunner)
 	if !ok {
@@ -433,6 +434,52 @@ func testStrCompareAcrossJoin(t *testing.T, dev gpu.Device) {
 		ReleaseCols(out)
 		if err := EqualRows(got, want, false, 0); err != nil {
 			t.Fatalf("probe filtered on probe %s build strings: %v", o.op, err)
+		}
+	}
+	// The same comparisons as a left join's condition (padded rows for
+	// probe rows without a pair that holds) and as a semi join's residual
+	// (counts of the pairs that hold).
+	lin := []gpu.Type{in[0], in[1], N(in[2]), N(in[3])}
+	for _, o := range strOps {
+		cond := gpu.Call(o.op, gpu.Type{Kind: gpu.Bool, Nullable: true}, gpu.Col(1, lin[1]), gpu.Col(3, lin[3]))
+		var want []string
+		counts := make([]int, len(ps))
+		for i := range ps {
+			for j := range bs {
+				if pk[i] == bk[j] && cmpCell(ps[i], bs[j], o.f) == "true" {
+					want = append(want, Row(strCell(ps[i]), strCell(bs[j])))
+					counts[i]++
+				}
+			}
+			if counts[i] == 0 {
+				want = append(want, Row(strCell(ps[i]), NullCell))
+			}
+		}
+		if lp, ok := dev.(gpu.LeftProbeRunner); ok {
+			p := &gpu.Pipeline{Inputs: lin, Project: []*gpu.Expr{gpu.Col(1, lin[1]), gpu.Col(3, lin[3])}, Sink: gpu.SinkMaterialize}
+			out, err := lp.RunProbeLeft(context.Background(), p, cond, false, probe, build, []int{0}, []int{0}, nil)
+			if err != nil {
+				t.Fatalf("%s: run probe (left join): %v", o.op, err)
+			}
+			got := Rows(t, dev, out)
+			ReleaseCols(out)
+			if err := EqualRows(got, want, false, 0); err != nil {
+				t.Fatalf("left join on probe %s build strings: %v", o.op, err)
+			}
+		}
+		if pc, ok := dev.(gpu.ProbeCounter); ok {
+			p := &gpu.Pipeline{Inputs: in, Filter: gpu.Call(o.op, gpu.Type{Kind: gpu.Bool, Nullable: true}, gpu.Col(1, in[1]), gpu.Col(3, in[3])), Sink: gpu.SinkMaterialize}
+			c, err := pc.ProbeCounts(context.Background(), p, probe, build, []int{0}, []int{0}, nil)
+			if err != nil {
+				t.Fatalf("%s: probe counts: %v", o.op, err)
+			}
+			got := Rows(t, dev, []gpu.Column{c})
+			c.Release()
+			for i, n := range counts {
+				if got[i] != Row(I(int64(n))) {
+					t.Fatalf("%s: probe row %d counts %s, want %d", o.op, i, got[i], n)
+				}
+			}
 		}
 	}
 }
