@@ -723,6 +723,24 @@ func (w *windowRun) frameBounds(ctx context.Context, f WindowFunc, cols []gpu.Co
 	return frameRows{from: out[0], to: out[1], before: out[2]}, nil
 }
 
+// slidingEnds finds f's sliding frame for every row (pos: the rows'
+// places from 1) and gathers the running columns at its last row and just
+// before its first (nulls where there is none: an empty frame, the
+// partition's start).
+func (w *windowRun) slidingEnds(ctx context.Context, f WindowFunc, cols []gpu.Column, part gpu.Column, running []gpu.Column) (pos gpu.Column, fb frameRows, atEnd, atBefore []gpu.Column, err error) {
+	if pos, err = w.positions(ctx, cols); err != nil {
+		return nil, fb, nil, nil, err
+	}
+	if fb, err = w.frameBounds(ctx, f, cols, part, pos); err != nil {
+		return nil, fb, nil, nil, err
+	}
+	if atEnd, err = w.gather(ctx, running, fb.to); err != nil {
+		return nil, fb, nil, nil, err
+	}
+	atBefore, err = w.gather(ctx, running, fb.before)
+	return pos, fb, atEnd, atBefore, err
+}
+
 // slidingAggregate is sum, count or avg's sum over a sliding frame: the
 // running sum and count of the values at the frame's last row less those
 // just before its first (exact: integers and decimals only); min and max
@@ -754,19 +772,7 @@ func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []g
 	default:
 		return nil, fmt.Errorf("window %s over a sliding frame: %w", f.Agg, gpu.ErrUnsupported)
 	}
-	pos, err := w.positions(ctx, cols)
-	if err != nil {
-		return nil, err
-	}
-	fb, err := w.frameBounds(ctx, f, cols, part, pos)
-	if err != nil {
-		return nil, err
-	}
-	atEnd, err := w.gather(ctx, running, fb.to)
-	if err != nil {
-		return nil, err
-	}
-	atBefore, err := w.gather(ctx, running, fb.before)
+	_, _, atEnd, atBefore, err := w.slidingEnds(ctx, f, cols, part, running)
 	if err != nil {
 		return nil, err
 	}

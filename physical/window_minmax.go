@@ -45,19 +45,7 @@ func (w *windowRun) slidingMinMax(ctx context.Context, f WindowFunc, cols []gpu.
 	if err != nil {
 		return nil, err
 	}
-	pos, err := w.positions(ctx, cols)
-	if err != nil {
-		return nil, err
-	}
-	fb, err := w.frameBounds(ctx, f, cols, part, pos)
-	if err != nil {
-		return nil, err
-	}
-	ends, err := w.gather(ctx, []gpu.Column{counts}, fb.to)
-	if err != nil {
-		return nil, err
-	}
-	befores, err := w.gather(ctx, []gpu.Column{counts}, fb.before)
+	pos, fb, ends, befores, err := w.slidingEnds(ctx, f, cols, part, []gpu.Column{counts})
 	if err != nil {
 		return nil, err
 	}
