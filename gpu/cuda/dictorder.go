@@ -19,19 +19,13 @@ import (
 // string-table machinery (codegen_str.go), exact for every operator. The
 // host device maps codes the same way (gpu.DictOrderMap).
 
-// orderMixedCompares returns p, or, when some comparison of p compares
-// Dict values of two different dictionaries over cols, a copy of p with
-// each such comparison made one of places. The copy is new on every call
-// (its string tables depend on the run's dictionaries): its source is
-// generated again, which costs tens of microseconds, only for such
-// pipelines.
-func orderMixedCompares(p *gpu.Pipeline, cols []*column) (*gpu.Pipeline, error) {
-	var compares []*gpu.Expr
-	for _, e := range pipelineNodes(p) {
-		if isComparison(e.Op) && len(e.Args) == 2 && e.Args[0].Type.Kind == gpu.Dict && e.Args[1].Type.Kind == gpu.Dict {
-			compares = append(compares, e)
-		}
-	}
+// orderMixedCompares returns p, or, when some of compares (p's comparisons
+// of Dict values: scanPipeline) compares two different dictionaries over
+// cols, a copy of p with each such comparison made one of places. The
+// copy is new on every call (its string tables depend on the run's
+// dictionaries): its source is generated again, which costs tens of
+// microseconds, only for such pipelines.
+func orderMixedCompares(p *gpu.Pipeline, cols []*column, compares []*gpu.Expr) (*gpu.Pipeline, error) {
 	if len(compares) == 0 {
 		return p, nil
 	}
@@ -64,19 +58,20 @@ func orderMixedCompares(p *gpu.Pipeline, cols []*column) (*gpu.Pipeline, error) 
 // and its condition cond (RunProbeLeft), rewritten together: the
 // condition rides along as one more projection.
 func orderMixedComparesLeft(p *gpu.Pipeline, cond *gpu.Expr, cols []*column) (*gpu.Pipeline, *gpu.Expr, error) {
-	if cond == nil {
-		q, err := orderMixedCompares(p, cols)
-		return q, nil, err
-	}
 	both := *p
-	both.Project = append(append([]*gpu.Expr(nil), p.Project...), cond)
-	q, err := orderMixedCompares(&both, cols)
+	if cond != nil {
+		both.Project = append(append([]*gpu.Expr(nil), p.Project...), cond)
+	}
+	q, err := orderMixedCompares(&both, cols, scanPipeline(&both).dictCompares)
 	if err != nil || q == &both {
 		return p, cond, err
 	}
 	n := len(p.Project)
 	out := *q
 	out.Project = q.Project[:n:n]
+	if cond == nil {
+		return &out, nil, nil
+	}
 	return &out, q.Project[n], nil
 }
 

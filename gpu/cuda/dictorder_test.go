@@ -31,7 +31,7 @@ func TestOrderMixedCompares(t *testing.T) {
 	b := nul(gpu.Type{Kind: gpu.Bool})
 	same := &gpu.Pipeline{Inputs: []gpu.Type{nd, nd, nd}, Sink: gpu.SinkMaterialize,
 		Project: []*gpu.Expr{call(gpu.OpLt, b, gpu.Col(0, nd), gpu.Col(2, nd))}}
-	if got, err := orderMixedCompares(same, cols); err != nil || got != same {
+	if got, err := orderMixedCompares(same, cols, scanPipeline(same).dictCompares); err != nil || got != same {
 		t.Fatalf("one dictionary: got %v, %v; want the pipeline itself", got, err)
 	}
 	first := &gpu.StrFunc{Kind: gpu.StrSubstring, From: 1, Length: 1, HasLength: true}
@@ -39,7 +39,7 @@ func TestOrderMixedCompares(t *testing.T) {
 	p := &gpu.Pipeline{Inputs: []gpu.Type{nd, nd, nd}, Sink: gpu.SinkMaterialize,
 		Filter:  call(gpu.OpNe, b, gpu.Col(0, nd), sub),
 		Project: []*gpu.Expr{call(gpu.OpLe, b, gpu.Col(0, nd), gpu.Col(1, nd)), call(gpu.OpEq, b, gpu.Col(0, nd), gpu.Col(2, nd))}}
-	got, err := orderMixedCompares(p, cols)
+	got, err := orderMixedCompares(p, cols, scanPipeline(p).dictCompares)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,8 @@ const maxArgWords = 256
 // loop around their per-row body: nothing per pair is written to memory
 // but the aggregate table's updates.
 func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
-	if hasStrRow(p) { // rowstrings.go
+	scan := scanPipeline(p)
+	if scan.rowFuncs { // rowstrings.go
 		return splitRowStrings(ctx, d, p, func(pairs *gpu.Pipeline) ([]gpu.Column, error) {
 			return d.RunProbe(ctx, pairs, probe, build, probeKeys, buildKeys, nullsEqual)
 		})
@@ -33,7 +34,7 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 	err := d.probeCall(ctx, "run probe", gpu.KernelCall{Kind: gpu.CallProbe, Pipe: p}, probe, build, probeKeys, buildKeys, nullsEqual,
 		func() error { return gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual) },
 		func(j *probeJoin) (err error) {
-			p, err := orderMixedCompares(p, j.cols) // dictorder.go
+			p, err := orderMixedCompares(p, j.cols, scan.dictCompares) // dictorder.go
 			if err != nil {
 				return err
 			}

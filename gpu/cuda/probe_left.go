@@ -15,10 +15,10 @@ var _ gpu.LeftProbeRunner = (*Device)(nil)
 // walk every probe row's matches, write the pairs that the condition and
 // the filter keep, and a padded row for each probe row that none matches.
 func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Expr, single bool, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
-	if hasStrRow(&gpu.Pipeline{Filter: cond}) {
+	if hasStrRow(cond) {
 		return nil, fmt.Errorf("run probe (left join) %s: a row function in the join's condition: %w", p, gpu.ErrUnsupported)
 	}
-	if hasStrRow(p) { // rowstrings.go
+	if scanPipeline(p).rowFuncs { // rowstrings.go
 		return splitRowStrings(ctx, d, p, func(pairs *gpu.Pipeline) ([]gpu.Column, error) {
 			return d.RunProbeLeft(ctx, pairs, cond, single, probe, build, probeKeys, buildKeys, nullsEqual)
 		})

@@ -35,17 +35,6 @@ import (
 // handing the query to DuckDB), where it would take the process down.
 const maxRowStringBytes = 2 << 30
 
-// hasStrRow reports whether p evaluates a row function in its filter or
-// projections.
-func hasStrRow(p *gpu.Pipeline) bool {
-	for _, e := range pipelineNodes(p) {
-		if e.Op == gpu.OpStrRow {
-			return true
-		}
-	}
-	return false
-}
-
 // runRowStrings is dev's Run of a pipeline with row functions: the
 // outermost ones evaluated on the host over their arguments (inner ones,
 // among the arguments, by the Run that evaluates those), then p with each
@@ -55,7 +44,7 @@ func runRowStrings(ctx context.Context, dev gpu.Device, p *gpu.Pipeline, inputs 
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("a row function over no input columns: %w", gpu.ErrUnsupported)
 	}
-	if p.Filter != nil && !hasStrRow(&gpu.Pipeline{Filter: p.Filter}) {
+	if p.Filter != nil && !hasStrRow(p.Filter) {
 		return splitRowStrings(ctx, dev, p, func(rows *gpu.Pipeline) ([]gpu.Column, error) { return dev.Run(ctx, rows, inputs) })
 	}
 	n := inputs[0].Len()
@@ -173,8 +162,13 @@ func runRowStrings(ctx context.Context, dev gpu.Device, p *gpu.Pipeline, inputs 
 // p's filter when that has no row function; then p over them, for Run
 // (runRowStrings).
 func splitRowPipeline(p *gpu.Pipeline) (rows, over *gpu.Pipeline) {
-	filtered := p.Filter != nil && !hasStrRow(&gpu.Pipeline{Filter: p.Filter})
-	used := map[int]int{}
+	filtered := p.Filter != nil && !hasStrRow(p.Filter)
+	src := *p // the rest of p, over the rows' columns
+	if filtered {
+		src.Filter = nil
+	}
+	// The columns read, numbered as first met.
+	at := map[int]int{}
 	var cols []*gpu.Expr
 	var mark func(e *gpu.Expr)
 	mark = func(e *gpu.Expr) {
@@ -182,8 +176,8 @@ func splitRowPipeline(p *gpu.Pipeline) (rows, over *gpu.Pipeline) {
 			return
 		}
 		if e.Op == gpu.OpCol {
-			if _, ok := used[e.Col]; !ok {
-				used[e.Col] = len(cols)
+			if _, ok := at[e.Col]; !ok {
+				at[e.Col] = len(cols)
 				cols = append(cols, gpu.Col(e.Col, p.Inputs[e.Col]))
 			}
 			return
@@ -192,28 +186,23 @@ func splitRowPipeline(p *gpu.Pipeline) (rows, over *gpu.Pipeline) {
 			mark(a)
 		}
 	}
-	for _, e := range p.Project {
+	for _, e := range src.Project {
 		mark(e)
 	}
-	if !filtered {
-		mark(p.Filter)
-	}
-	if len(cols) == 0 { // the pairs' count still needs a column
+	mark(src.Filter)
+	if len(cols) == 0 { // the rows' count still needs a column
 		mark(gpu.Col(0, p.Inputs[0]))
 	}
 	rows = &gpu.Pipeline{Inputs: p.Inputs, Project: cols, Sink: gpu.SinkMaterialize}
 	if filtered {
 		rows.Filter = p.Filter
 	}
-	over = rewritePipeline(p, func(orig, e *gpu.Expr) (*gpu.Expr, bool) {
+	over = rewritePipeline(&src, func(orig, e *gpu.Expr) (*gpu.Expr, bool) {
 		if e.Op == gpu.OpCol {
-			return gpu.Col(used[e.Col], e.Type), true
+			return gpu.Col(at[e.Col], e.Type), true
 		}
 		return nil, false
 	})
-	if filtered {
-		over.Filter = nil
-	}
 	over.Inputs = make([]gpu.Type, len(cols))
 	for i, c := range cols {
 		over.Inputs[i] = c.Type

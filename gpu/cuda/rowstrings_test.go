@@ -17,14 +17,14 @@ import (
 type rowStringsHost struct{ *host.Device }
 
 func (h rowStringsHost) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) ([]gpu.Column, error) {
-	if hasStrRow(p) {
+	if scanPipeline(p).rowFuncs {
 		return runRowStrings(ctx, h, p, inputs)
 	}
 	return h.Device.Run(ctx, p, inputs)
 }
 
 func (h rowStringsHost) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []gpu.Column, probeKeys, buildKeys []int, nullsEqual []bool) ([]gpu.Column, error) {
-	if hasStrRow(p) {
+	if scanPipeline(p).rowFuncs {
 		return splitRowStrings(ctx, h, p, func(pairs *gpu.Pipeline) ([]gpu.Column, error) {
 			return h.RunProbe(ctx, pairs, probe, build, probeKeys, buildKeys, nullsEqual)
 		})
@@ -47,10 +47,10 @@ func TestSplitRowPipeline(t *testing.T) {
 		Filter:  call(gpu.OpLt, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, i64), gpu.Const(i64, gpu.Value{I64: 3})),
 		Project: []*gpu.Expr{rep, gpu.Col(2, nd)}}
 	rows, over := splitRowPipeline(p)
-	if rows.Filter != p.Filter || len(rows.Project) != 2 || hasStrRow(rows) {
+	if rows.Filter != p.Filter || len(rows.Project) != 2 || scanPipeline(rows).rowFuncs {
 		t.Fatalf("rows pipeline %s: want p's filter and the two columns used, no row function", rows)
 	}
-	if over.Filter != nil || len(over.Inputs) != 2 || !hasStrRow(over) {
+	if over.Filter != nil || len(over.Inputs) != 2 || !scanPipeline(over).rowFuncs {
 		t.Fatalf("over pipeline %s: want no filter, two inputs, the row function", over)
 	}
 	if a := over.Project[0].Args; a[0].Col != 0 || a[1].Col != 1 || over.Project[1].Col != 0 {

@@ -20,7 +20,8 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 	if p == nil {
 		return nil, fmt.Errorf("run: nil pipeline")
 	}
-	if hasStrRow(p) { // rowstrings.go
+	scan := scanPipeline(p)
+	if scan.rowFuncs { // rowstrings.go
 		return runRowStrings(ctx, d, p, inputs)
 	}
 	d.mu.Lock()
@@ -51,7 +52,7 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 			return nil, fmt.Errorf("run: input %d has %d rows, input 0 has %d", i, c.n, n)
 		}
 	}
-	placed, err := orderMixedCompares(p, cols) // dictorder.go
+	placed, err := orderMixedCompares(p, cols, scan.dictCompares) // dictorder.go
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", p, err)
 	}
