@@ -97,15 +97,24 @@ func compare(got, want arrow.RecordBatch, ordered bool, tol float64) error {
 		sortRows(g, floats)
 		sortRows(w, floats)
 	}
+	if r, c, ok := firstDifference(g, w, floats, tol); ok {
+		return fmt.Errorf("row %d column %q: got %s, want %s (row got %v, want %v)",
+			r, want.ColumnName(c), g[r][c], w[r][c], g[r], w[r])
+	}
+	return nil
+}
+
+// firstDifference is the first row and column where g and w (rows of the
+// same length) differ, floats within tol; ok is false where none does.
+func firstDifference(g, w [][]string, floats []bool, tol float64) (r, c int, ok bool) {
 	for r := range g {
 		for c := range g[r] {
 			if !equalValue(g[r][c], w[r][c], floats[c], tol) {
-				return fmt.Errorf("row %d column %q: got %s, want %s (row got %v, want %v)",
-					r, want.ColumnName(c), g[r][c], w[r][c], g[r], w[r])
+				return r, c, true
 			}
 		}
 	}
-	return nil
+	return 0, 0, false
 }
 
 // sortRows sorts by the exact columns first, so that float noise cannot

@@ -55,18 +55,14 @@ func CompareOrdered(got, want arrow.RecordBatch, keys []int, limited bool) (ties
 			return fmt.Sprintf("the %d rows tied at the LIMIT compared by their order keys", end-start), nil
 		}
 		gr, wr := g[start:end], w[start:end]
-		if end-start > 1 && !sameRows(gr, wr, floats) {
-			sortRows(gr, floats)
+		if _, _, differ := firstDifference(gr, wr, floats, RelTol); differ && end-start > 1 {
+			sortRows(gr, floats) // ties in another order: as multisets
 			sortRows(wr, floats)
 			reordered = true
 		}
-		for r := range wr {
-			for c := range wr[r] {
-				if !equalValue(gr[r][c], wr[r][c], floats[c], RelTol) {
-					return "", fmt.Errorf("row %d column %q: got %s, want %s (row got %v, want %v; rows %d to %d tie in the order)",
-						start+r, want.ColumnName(c), gr[r][c], wr[r][c], gr[r], wr[r], start, end-1)
-				}
-			}
+		if r, c, differ := firstDifference(gr, wr, floats, RelTol); differ {
+			return "", fmt.Errorf("row %d column %q: got %s, want %s (row got %v, want %v; rows %d to %d tie in the order)",
+				start+r, want.ColumnName(c), gr[r][c], wr[r][c], gr[r], wr[r], start, end-1)
 		}
 		start = end
 	}
@@ -74,15 +70,4 @@ func CompareOrdered(got, want arrow.RecordBatch, keys []int, limited bool) (ties
 		return "tied rows compared as multisets", nil
 	}
 	return "", nil
-}
-
-func sameRows(a, b [][]string, floats []bool) bool {
-	for r := range a {
-		for c := range a[r] {
-			if !equalValue(a[r][c], b[r][c], floats[c], RelTol) {
-				return false
-			}
-		}
-	}
-	return true
 }
