@@ -1,4 +1,4 @@
-package gpu
+package gpu_test
 
 import (
 	"errors"
@@ -6,33 +6,22 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-)
 
-func stringArray(vals ...any) arrow.Array {
-	b := array.NewStringBuilder(memory.DefaultAllocator)
-	defer b.Release()
-	for _, v := range vals {
-		if v == nil {
-			b.AppendNull()
-		} else {
-			b.Append(v.(string))
-		}
-	}
-	return b.NewArray()
-}
+	"github.com/rigel-db/rigel/gpu"
+	"github.com/rigel-db/rigel/gpu/devicetest"
+)
 
 // EvalRows over Arrow arrays: a literal among the arguments, nulls as each
 // function treats them, integer and boolean results, and the bound on the
 // characters it builds.
 func TestEvalRows(t *testing.T) {
-	d := Type{Kind: Dict, Nullable: true}
-	a, b := stringArray("ab", nil, "x", ""), stringArray("1", "2", nil, "")
+	d := gpu.Type{Kind: gpu.Dict, Nullable: true}
+	a, b := devicetest.MakeArray(devicetest.String, "ab", nil, "x", ""), devicetest.MakeArray(devicetest.String, "1", "2", nil, "")
 	defer a.Release()
 	defer b.Release()
-	lit := Const(Type{Kind: Dict}, Value{I64: 0}) // Str.List[0]
-	cat := RowCall(&StrFunc{Kind: StrRowConcatIgnoreNulls, List: []string{"s-"}}, d, lit, Col(0, d), Col(1, d))
-	got, err := EvalRows(cat, 4, []arrow.Array{nil, a, b}, 1<<20)
+	lit := gpu.Const(gpu.Type{Kind: gpu.Dict}, gpu.Value{I64: 0}) // Str.List[0]
+	cat := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowConcatIgnoreNulls, List: []string{"s-"}}, d, lit, gpu.Col(0, d), gpu.Col(1, d))
+	got, err := gpu.EvalRows(cat, 4, []arrow.Array{nil, a, b}, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +32,8 @@ func TestEvalRows(t *testing.T) {
 			t.Errorf("concat row %d: %q (null %v), want %q", i, s.Value(i), s.IsNull(i), w)
 		}
 	}
-	strict := RowCall(&StrFunc{Kind: StrRowConcat}, d, Col(0, d), Col(1, d))
-	got2, err := EvalRows(strict, 4, []arrow.Array{a, b}, 1<<20)
+	strict := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowConcat}, d, gpu.Col(0, d), gpu.Col(1, d))
+	got2, err := gpu.EvalRows(strict, 4, []arrow.Array{a, b}, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +41,8 @@ func TestEvalRows(t *testing.T) {
 	if !got2.IsNull(1) || !got2.IsNull(2) || got2.IsNull(0) {
 		t.Errorf("concat with a null argument: %v, want null in rows 1 and 2 only", got2)
 	}
-	n := RowCall(&StrFunc{Kind: StrRowCharLength}, Type{Kind: Int64, Nullable: true}, Col(0, d))
-	got3, err := EvalRows(n, 4, []arrow.Array{a}, 1<<20)
+	n := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowCharLength}, gpu.Type{Kind: gpu.Int64, Nullable: true}, gpu.Col(0, d))
+	got3, err := gpu.EvalRows(n, 4, []arrow.Array{a}, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +50,8 @@ func TestEvalRows(t *testing.T) {
 	if l := got3.(*array.Int64); l.Value(0) != 2 || !l.IsNull(1) || l.Value(3) != 0 {
 		t.Errorf("char_length: %v, want [2 null 1 0]", l)
 	}
-	sw := RowCall(&StrFunc{Kind: StrRowStartsWith}, Type{Kind: Bool, Nullable: true}, Col(0, d), Col(1, d))
-	got4, err := EvalRows(sw, 4, []arrow.Array{a, b}, 1<<20)
+	sw := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowStartsWith}, gpu.Type{Kind: gpu.Bool, Nullable: true}, gpu.Col(0, d), gpu.Col(1, d))
+	got4, err := gpu.EvalRows(sw, 4, []arrow.Array{a, b}, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +59,7 @@ func TestEvalRows(t *testing.T) {
 	if s := got4.(*array.Boolean); s.Value(0) || !s.IsNull(1) || !s.Value(3) {
 		t.Errorf("starts_with: %v, want [false null null true]", s)
 	}
-	if _, err := EvalRows(cat, 4, []arrow.Array{nil, a, b}, 8); !errors.Is(err, ErrHostMemory) || !errors.Is(err, ErrOutOfMemory) {
-		t.Errorf("results past the bound: %v, want ErrHostMemory", err)
+	if _, err := gpu.EvalRows(cat, 4, []arrow.Array{nil, a, b}, 8); !errors.Is(err, gpu.ErrHostMemory) || !errors.Is(err, gpu.ErrOutOfMemory) {
+		t.Errorf("results past the bound: %v, want gpu.ErrHostMemory", err)
 	}
 }
