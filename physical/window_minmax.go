@@ -51,20 +51,18 @@ func (w *windowRun) slidingMinMax(ctx context.Context, f WindowFunc, cols []gpu.
 	}
 	var picked []gpu.Column // candidates of each row's result (null: none)
 	switch {
-	case f.From == FrameUnboundedPreceding:
-		running, err := w.scan(ctx, vals, part, op, false)
+	case f.From == FrameUnboundedPreceding || f.To == FrameUnboundedFollowing:
+		// From the partition's start: the running value at the frame's
+		// last row; to its end: the reverse running value at its first.
+		reverse, at := false, fb.to
+		if f.From != FrameUnboundedPreceding {
+			reverse, at = true, fb.from
+		}
+		running, err := w.scan(ctx, vals, part, op, reverse)
 		if err != nil {
 			return nil, err
 		}
-		if picked, err = w.gather(ctx, []gpu.Column{running}, fb.to); err != nil {
-			return nil, err
-		}
-	case f.To == FrameUnboundedFollowing:
-		running, err := w.scan(ctx, vals, part, op, true)
-		if err != nil {
-			return nil, err
-		}
-		if picked, err = w.gather(ctx, []gpu.Column{running}, fb.from); err != nil {
+		if picked, err = w.gather(ctx, []gpu.Column{running}, at); err != nil {
 			return nil, err
 		}
 	default:
