@@ -672,8 +672,9 @@ func (w *windowRun) positions(ctx context.Context, cols []gpu.Column) (gpu.Colum
 // frameRows are the rows of each row's sliding frame as places in
 // the sorted rows from 0: from and to (-1 in both when the frame is
 // empty), and before, the place just before from (-1 at the partition's
-// start), where the running sums that end before the frame stand.
-type frameRows struct{ from, to, before gpu.Column }
+// start), where the running sums that end before the frame stand; and
+// the row numbers they were found from (rowNumbers), for their users.
+type frameRows struct{ from, to, before, rn, rows gpu.Column }
 
 func (w *windowRun) frameBounds(ctx context.Context, f WindowFunc, cols []gpu.Column, part, pos gpu.Column) (frameRows, error) {
 	if f.Frame == FrameRangeBetween {
@@ -720,7 +721,7 @@ func (w *windowRun) frameBounds(ctx context.Context, f WindowFunc, cols []gpu.Co
 			return frameRows{}, err
 		}
 	}
-	return frameRows{from: out[0], to: out[1], before: out[2]}, nil
+	return frameRows{from: out[0], to: out[1], before: out[2], rn: rn, rows: rows}, nil
 }
 
 // slidingEnds finds f's sliding frame for every row (pos: the rows'

@@ -66,7 +66,7 @@ func (w *windowRun) slidingMinMax(ctx context.Context, f WindowFunc, cols []gpu.
 			return nil, err
 		}
 	default:
-		if picked, err = w.sparseTable(ctx, vals, st, op, part, pos, fb); err != nil {
+		if picked, err = w.sparseTable(ctx, vals, st, op, pos, fb); err != nil {
 			return nil, err
 		}
 	}
@@ -106,7 +106,7 @@ func (w *windowRun) slidingMinMax(ctx context.Context, f WindowFunc, cols []gpu.
 // sparseTable gives, per level k the frames need, the level's value at
 // each row's frame's first row and at 2^k - 1 rows before its last, null
 // where the row's frame is not of that level (or empty).
-func (w *windowRun) sparseTable(ctx context.Context, vals gpu.Column, st gpu.Type, op gpu.ScanOp, part, pos gpu.Column, fb frameRows) ([]gpu.Column, error) {
+func (w *windowRun) sparseTable(ctx context.Context, vals gpu.Column, st gpu.Type, op gpu.ScanOp, pos gpu.Column, fb frameRows) ([]gpu.Column, error) {
 	i64, b, it := gpu.Type{Kind: gpu.Int64}, gpu.Type{Kind: gpu.Bool}, gpu.JoinIndexType
 	k := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
 	from := gpu.Call(gpu.OpCast, i64, gpu.Col(0, it))
@@ -125,10 +125,6 @@ func (w *windowRun) sparseTable(ctx context.Context, vals gpu.Column, st gpu.Typ
 	}
 	// The levels: each row's op over the 2^k rows from it, within its
 	// partition.
-	rn, rows, err := w.rowNumbers(ctx, part)
-	if err != nil {
-		return nil, err
-	}
 	better := gpu.OpLt
 	if op == gpu.ScanMax {
 		better = gpu.OpGt
@@ -139,7 +135,7 @@ func (w *windowRun) sparseTable(ctx context.Context, vals gpu.Column, st gpu.Typ
 		here := gpu.Call(gpu.OpSub, i64, gpu.Col(2, i64), k(1))
 		last := gpu.Call(gpu.OpAdd, i64, gpu.Call(gpu.OpSub, i64, here, gpu.Col(0, i64)), gpu.Col(1, i64))
 		on := gpu.Call(gpu.OpAdd, i64, here, k(1<<(lv-1)))
-		at, err := w.project(ctx, []gpu.Column{rn, rows, pos},
+		at, err := w.project(ctx, []gpu.Column{fb.rn, fb.rows, pos},
 			gpu.Call(gpu.OpCast, it, gpu.Call(gpu.OpCase, i64, gpu.Call(gpu.OpGt, b, on, last), last, on)))
 		if err != nil {
 			return nil, err

@@ -99,7 +99,7 @@ func (w *windowRun) rangeBounds(ctx context.Context, f WindowFunc, cols []gpu.Co
 			return frameRows{}, err
 		}
 	}
-	return frameRows{from: out[0], to: out[1], before: out[2]}, nil
+	return frameRows{from: out[0], to: out[1], before: out[2], rn: rn, rows: rows}, nil
 }
 
 // rangeRank is, per row in the rows' order, the number of rows that sort
