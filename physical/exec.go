@@ -165,6 +165,7 @@ func (x *Executor) Run(ctx context.Context, root Node, names []string) (arrow.Re
 	if err := r.precompile(ctx, ran, root); err != nil {
 		return nil, nil, err
 	}
+	r.shared = sharedNodes(root)
 	cols, err := r.node(ctx, root)
 	if err != nil {
 		return nil, nil, err
@@ -236,6 +237,32 @@ type run struct {
 	// given (subRun): a streamed scan's segment, a partition of a join's
 	// side, and the subtrees run once for every part.
 	given map[Node][]gpu.Column
+	// shared are the nodes with more than one parent (ShareCommonSubtrees);
+	// done holds their outputs once run, for the other parents.
+	shared map[Node]bool
+	done   map[Node][]gpu.Column
+}
+
+// sharedNodes is the nodes under root that more than one parent runs.
+func sharedNodes(root Node) map[Node]bool {
+	parents := map[Node]int{}
+	var walk func(n Node)
+	walk = func(n Node) {
+		for _, ch := range execChildren(n) {
+			parents[ch]++
+			if parents[ch] == 1 {
+				walk(ch)
+			}
+		}
+	}
+	walk(root)
+	shared := map[Node]bool{}
+	for n, k := range parents {
+		if k > 1 {
+			shared[n] = true
+		}
+	}
+	return shared
 }
 
 func (r *run) releaseAll() {
@@ -311,6 +338,9 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 	if out, ok := r.given[n]; ok {
 		return out, nil
 	}
+	if out, ok := r.done[n]; ok {
+		return out, nil
+	}
 	ch := execChildren(n)
 	ins := make([][]gpu.Column, len(ch))
 	for i, c := range ch {
@@ -333,6 +363,12 @@ func (r *run) node(ctx context.Context, n Node) ([]gpu.Column, error) {
 	}
 	if err != nil {
 		return out, err
+	}
+	if r.shared[n] {
+		if r.done == nil {
+			r.done = map[Node][]gpu.Column{}
+		}
+		r.done[n] = out
 	}
 	if r.st.Nodes != nil {
 		r.record(n, own, out, before)

@@ -192,6 +192,7 @@ func isBookkeeping(n Node) bool {
 
 func explainWith(root Node, where string, note func(Node) string) string {
 	var b strings.Builder
+	shown := map[Node]bool{}
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
 		tag := where
@@ -200,7 +201,14 @@ func explainWith(root Node, where string, note func(Node) string) string {
 		} else if _, ok := n.(*Fallback); ok {
 			tag = "duckdb" // the split: this subtree runs as SQL on DuckDB
 		}
-		fmt.Fprintf(&b, "%s%-6s %s%s\n", strings.Repeat("  ", depth), "["+tag+"]", n.Describe(), note(n))
+		indent := strings.Repeat("  ", depth)
+		if shown[n] && len(n.Children()) > 0 {
+			// A subtree two parents share (ShareCommonSubtrees) runs once.
+			fmt.Fprintf(&b, "%s%-6s %s   -- the subtree shown above, run once for both\n", indent, "["+tag+"]", n.Describe())
+			return
+		}
+		shown[n] = true
+		fmt.Fprintf(&b, "%s%-6s %s%s\n", indent, "["+tag+"]", n.Describe(), note(n))
 		for _, c := range n.Children() {
 			walk(c, depth+1)
 		}

@@ -69,9 +69,11 @@ func (refusingProbe) RunProbe(context.Context, *gpu.Pipeline, []gpu.Column, []gp
 	return nil, fmt.Errorf("test refusal: %w", gpu.ErrUnsupported)
 }
 
+// runRows runs root on dev (its scans read memSource's table) and returns
+// its rows, sorted.
 func runRows(t *testing.T, dev gpu.Device, root Node) []string {
 	t.Helper()
-	x := &Executor{Dev: dev, Cache: NewColumnCache()}
+	x := &Executor{Dev: dev, Source: &memSource{}, Cache: NewColumnCache()}
 	names := make([]string, len(root.OutputTypes()))
 	for i := range names {
 		names[i] = fmt.Sprint("c", i)
