@@ -11,10 +11,10 @@ NVRTC_LIB := $(TOOLS)/py/nvidia/cu13/lib/libnvrtc.so.13
 PYARROW_VERSION := 26.0.1
 TPCDS_DUCKDB_VERSION := 1.4.4
 TPCDS_EXT_VERSION := 1.4.4.20260205
-# TPC-DS SF0.01 and DuckDB's 99 query texts, for conformance's TestTPCDSHost:
+# TPC-DS SF1 and DuckDB's 99 query texts, for conformance's TestTPCDSHost:
 # written by DuckDB 1.4.4's tpcds extension (scripts/tpcds-gen.py).
 TPCDS := $(TOOLS)/tpcds
-TPCDS_DB := $(TPCDS)/tpcds-sf0.01.duckdb
+TPCDS_DB := $(TPCDS)/tpcds-sf1.duckdb
 ADBC_VERSION := 1.13.0
 PY_CLIENTS := $(TOOLS)/py/adbc_driver_flightsql
 JDBC_VERSION := 18.3.0
@@ -39,7 +39,7 @@ DEMO_DB := data/tpch-sf1.duckdb
 
 ## setup: Go modules, the NVRTC wheel (compiles CUDA on a CPU for CI checks), tpchgen-cli,
 ## the Flight SQL clients the server is tested with (pyarrow + ADBC, the JDBC driver), the
-## other engines' Substrait producers, and TPC-DS SF0.01 with its 99 queries.
+## other engines' Substrait producers, and TPC-DS SF1 with its 99 queries.
 setup: $(TPCHGEN) $(NVRTC_LIB) $(PY_CLIENTS) $(JDBC_JAR) $(DATAFUSION) $(IBIS) $(ISTHMUS) $(TPCDS_DB)
 	@$(GO) mod download
 	@test -d $(TOOLS)/py/substrait_validator || python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --target $(TOOLS)/py substrait-validator==0.1.4
@@ -51,10 +51,10 @@ $(NVRTC_LIB):
 	@test -f $(NVRTC_LIB) || { echo "setup: $(NVRTC_LIB) missing after install"; exit 1; }
 
 $(TPCDS_DB): scripts/tpcds-gen.py
-	@echo "setup: writing TPC-DS SF0.01 and its 99 queries into .tools/tpcds (duckdb==$(TPCDS_DUCKDB_VERSION) and its tpcds extension)"
+	@echo "setup: writing TPC-DS SF1 and its 99 queries into .tools/tpcds (duckdb==$(TPCDS_DUCKDB_VERSION) and its tpcds extension)"
 	@rm -rf $(TPCDS) && mkdir -p $(TPCDS)
 	@python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --target $(TPCDS)/py duckdb==$(TPCDS_DUCKDB_VERSION) duckdb-ext-tpcds==$(TPCDS_EXT_VERSION)
-	@PYTHONPATH=$(TPCDS)/py python3 scripts/tpcds-gen.py 0.01 $(TPCDS_DB) $(TPCDS)/queries
+	@PYTHONPATH=$(TPCDS)/py python3 scripts/tpcds-gen.py 1 $(TPCDS_DB) $(TPCDS)/queries
 
 $(PY_CLIENTS):
 	@echo "setup: installing pyarrow==$(PYARROW_VERSION) and adbc-driver-flightsql==$(ADBC_VERSION) into .tools/py"

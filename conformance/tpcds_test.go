@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -26,9 +27,10 @@ import (
 // of strings with a literal): all 99.
 const minWholeTPCDS = 99
 
-// TestTPCDSHost runs DuckDB's 99 TPC-DS queries at SF0.01 through the host
+// TestTPCDSHost runs DuckDB's 99 TPC-DS queries at SF1 through the host
 // device, each answer compared with DuckDB's byte for byte, DOUBLEs
-// included (averages divide as DuckDB does: gpu/ir_avg.go). `make setup` writes the
+// included (averages divide as DuckDB does: gpu/ir_avg.go; variances
+// within a tolerance, runningVariance says why). `make setup` writes the
 // database and the query texts (scripts/tpcds-gen.py, with DuckDB 1.4.4's
 // tpcds extension) into RIGEL_TPCDS_DIR, which the Makefile sets; without
 // it the test looks in .tools/tpcds and skips when nothing is there.
@@ -51,8 +53,9 @@ func checkTPCDSResults(t *testing.T, why map[string]string) {
 	var b strings.Builder
 	b.WriteString("# TPC-DS queries that do not run whole on the device\n\n")
 	b.WriteString("Written by `RIGEL_UPDATE_TPCDS=1 go test -run TestTPCDSHost ./conformance/` from the\n")
-	b.WriteString("99 queries of DuckDB 1.4.4's tpcds extension at SF0.01 on the host device; every\n")
-	b.WriteString("answer equals DuckDB's byte for byte. The others run whole on the device.\n\n")
+	b.WriteString("99 queries of DuckDB 1.4.4's tpcds extension at SF1 on the host device; every\n")
+	b.WriteString("answer equals DuckDB's byte for byte (variances within a tolerance: DuckDB's own\n")
+	b.WriteString("vary between its runs). The others run whole on the device.\n\n")
 	if len(names) == 0 {
 		b.WriteString("All 99 run whole on the device.\n")
 	} else {
@@ -88,7 +91,8 @@ func checkTPCDSResults(t *testing.T, why map[string]string) {
 // (DOUBLEs within arrowfmt's tolerance: on an H100 six differed in the last
 // bit, bench/results/2026-11-28-h200-tpch-tpcds-first-run-v27-strmatch.md),
 // and the count is logged. On the device machine the data comes from
-// scripts/tpcds-gen.py 0.01 (the wheels of `make gpu-bundle-tpcds`).
+// scripts/tpcds-gen.py (the wheels of `make gpu-bundle-tpcds`) at any
+// scale: RIGEL_TPCDS_DIR holds one tpcds-sf*.duckdb and queries/.
 func TestTPCDSCuda(t *testing.T) {
 	checkTPCDS(t, cudaDevice(t), minWholeTPCDSCuda, false, nil)
 }
@@ -98,6 +102,16 @@ func TestStatsCuda(t *testing.T) { checkStats(t, cudaDevice(t)) }
 
 // TestWindowCuda is TestWindowCudaPlans on the GPU.
 func TestWindowCuda(t *testing.T) { checkWindows(t, cudaDevice(t)) }
+
+// runningVariance matches the queries whose answers hold a variance or a
+// standard deviation (q17, q39). DuckDB computes them with running means
+// merged in the order its threads finish, so its own answer differs from
+// run to run in the last bit: at SF1 q39's cov of (1, 827, 2) came out as
+// 1.1653198631238286 and as ...288 in repeated runs of the same DuckDB
+// (bench/results/2026-11-29-duckdb-tpcds-q39-stddev-runs.md). Byte
+// equality with one of its runs is luck, so those compare within
+// arrowfmt's tolerance.
+var runningVariance = regexp.MustCompile(`(?i)\b(stddev|variance|var_samp|var_pop)`)
 
 // checkTPCDS runs the 99 queries on dev: each answer DuckDB's (byte for
 // byte where exact is set), at least minWhole of them whole on the
@@ -110,13 +124,14 @@ func checkTPCDS(t *testing.T, dev gpu.Device, minWhole int, exact bool, mayRefus
 	if !fromMake {
 		dir = filepath.Join("..", ".tools", "tpcds")
 	}
-	path := filepath.Join(dir, "tpcds-sf0.01.duckdb")
-	if _, err := os.Stat(path); err != nil {
-		if fromMake {
-			t.Fatalf("no TPC-DS database: %v (make setup writes it)", err)
+	dbs, _ := filepath.Glob(filepath.Join(dir, "tpcds-sf*.duckdb"))
+	if len(dbs) != 1 {
+		if fromMake || len(dbs) > 1 {
+			t.Fatalf("%d TPC-DS databases (tpcds-sf*.duckdb) in %s, want one (make setup writes it)", len(dbs), dir)
 		}
-		t.Skipf("SKIP: no TPC-DS database (make setup writes %s)", path)
+		t.Skipf("SKIP: no TPC-DS database in %s (make setup writes it)", dir)
 	}
+	path := dbs[0]
 	files, err := filepath.Glob(filepath.Join(dir, "queries", "q*.sql"))
 	if err != nil || len(files) != 99 {
 		t.Fatalf("%d TPC-DS query files in %s (%v), want 99", len(files), dir, err)
@@ -137,7 +152,7 @@ func checkTPCDS(t *testing.T, dev gpu.Device, minWhole int, exact bool, mayRefus
 		}
 		t.Run(name, func(t *testing.T) {
 			compare := arrowfmt.Compare
-			if exact {
+			if exact && !runningVariance.Match(q) {
 				compare = arrowfmt.CompareExact
 			}
 			where, reason := answerComparedWith(t, eng, string(q), compare)
