@@ -153,8 +153,8 @@ func answerComparedWith(t *testing.T, eng *duckdbbridge.Engine, q string, compar
 }
 
 // TestTPCHHost checks the 22 on the host device, DOUBLEs byte-equal to
-// DuckDB's (arrowfmt.CompareExact), as they are at SF0.1; an average of
-// decimals may differ in the last bit elsewhere (lastBitTPCDS says why).
+// DuckDB's (arrowfmt.CompareExact): averages divide as DuckDB does
+// (gpu/ir_avg.go).
 func TestTPCHHost(t *testing.T) {
 	eng := openEngine(t, host.New())
 	eachTPCHQuery(t, func(t *testing.T, n int, q string) {
