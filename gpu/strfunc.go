@@ -54,6 +54,12 @@ const (
 	// sides placed in y's order (gpu/cuda's dictorder.go); translation
 	// never does, and the host device does not run it.
 	StrOrderIn
+	// StrCodeIn: OpStrMap(x, y1, ..., yk) giving Dict, x's code among the
+	// strings of y1..yk's dictionaries merged (MergeDictionaries; x is one
+	// of them); the ys' values are not read. A device makes it for a CASE
+	// whose values have different dictionaries (gpu/cuda's dictorder.go);
+	// translation never does.
+	StrCodeIn
 )
 
 // StrFunc is a string predicate or function with constant parameters.
@@ -73,7 +79,7 @@ func (f *StrFunc) IsPredicate() bool {
 	if f.IsRowFunc() { // strtable_fnstr.go
 		return f.RowBool()
 	}
-	return f != nil && f.Kind != StrSubstring && f.Kind != StrOrderIn
+	return f != nil && f.Kind != StrSubstring && f.Kind != StrOrderIn && f.Kind != StrCodeIn
 }
 
 func (f *StrFunc) String() string {
@@ -108,6 +114,8 @@ func (f *StrFunc) String() string {
 		return fmt.Sprintf("substring from %d", f.From)
 	case StrOrderIn:
 		return "order in"
+	case StrCodeIn:
+		return "code in merged"
 	}
 	return fmt.Sprintf("strfunc(%d)", f.Kind)
 }
@@ -121,7 +129,7 @@ func (f *StrFunc) Check() error {
 		return f.checkRowTable()
 	}
 	switch f.Kind {
-	case StrLike, StrContains, StrStartsWith, StrEndsWith, StrIn, StrSubstring, StrOrderIn:
+	case StrLike, StrContains, StrStartsWith, StrEndsWith, StrIn, StrSubstring, StrOrderIn, StrCodeIn:
 		return nil
 	case StrCompare:
 		switch f.Op {
@@ -244,8 +252,8 @@ func (f *StrFunc) MapTable(dict *array.String) (codes []int32, out *array.String
 	if f.IsPredicate() {
 		return nil, nil, fmt.Errorf("%s is a predicate, not a string function", f)
 	}
-	if f.Kind == StrOrderIn {
-		return nil, nil, fmt.Errorf("%s places strings in a second dictionary (DictOrderMap), not one table of one: %w", f, ErrUnsupported)
+	if f.Kind == StrOrderIn || f.Kind == StrCodeIn {
+		return nil, nil, fmt.Errorf("%s maps strings into other dictionaries, not one table of one: %w", f, ErrUnsupported)
 	}
 	if e, ok := cachedTable(dict, f); ok {
 		return e.codes, e.out, nil

@@ -303,6 +303,15 @@ func (g *exprGen) compute(e *gpu.Expr) (v, n string, err error) {
 		return v, n, nil
 	case gpu.OpCase:
 		return v, n, g.caseExpr(e, v, n)
+	case gpu.OpStrMap:
+		if isCodeIn(e) { // dictorder.go: the other arguments only name the dictionaries merged
+			xv, xn, err := g.expr(e.Args[0])
+			if err != nil {
+				return "", "", err
+			}
+			g.line("%s %s = 0; bool %s = %s;", ct, v, n, xn)
+			return v, n, g.strExpr(e, v, n, []string{xv}, []string{xn})
+		}
 	}
 	args := make([]string, len(e.Args))
 	nulls := make([]string, len(e.Args))

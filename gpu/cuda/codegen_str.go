@@ -73,6 +73,17 @@ func (g *exprGen) strExpr(e *gpu.Expr, v, n string, args, nulls []string) error 
 	if len(e.Args) == 1 && e.Args[0].Type.Kind == gpu.Str {
 		return g.strRowExpr(e, v, n) // codegen_strrow.go
 	}
+	if isCodeIn(e) { // dictorder.go: a code in the merged dictionary
+		if len(e.Args) < 2 || e.Args[0].Type.Kind != gpu.Dict || e.Type.Kind != gpu.Dict {
+			return fmt.Errorf("%s takes dict arguments and gives dict", e)
+		}
+		w, err := strWord(g.p, e)
+		if err != nil {
+			return err
+		}
+		g.line("if (!%s) %s = ((const int32_t *)A.a[%d])[%s];", n, v, w, args[0])
+		return nil
+	}
 	if isPlaceIn(e) { // dictorder.go: a place, read from the table as a code is
 		if len(e.Args) != 2 || e.Args[0].Type.Kind != gpu.Dict || e.Args[1].Type.Kind != gpu.Dict || e.Type.Kind != gpu.Int32 {
 			return fmt.Errorf("%s takes two dict arguments and gives int32", e)
@@ -191,6 +202,9 @@ type strTables struct {
 	dicts map[*gpu.Expr]*array.String // OpStrMap results
 	// argDict: the dictionary each node's table was built over.
 	argDict map[*gpu.Expr]*array.String
+	// merged: the merged dictionaries of StrCodeIn nodes, by the
+	// dictionaries merged (mergedDict).
+	merged map[string]*array.String
 }
 
 // buildStrTables evaluates every string node over its argument's
@@ -208,6 +222,14 @@ func buildStrTables(p *gpu.Pipeline, cols []*column) (*strTables, error) {
 				return nil, fmt.Errorf("%s: %w", e, err)
 			}
 			st.codes[e], st.argDict[e] = codes, from
+			continue
+		}
+		if isCodeIn(e) && len(e.Args) >= 2 { // dictorder.go
+			from, merged := st.dictOf(e.Args[0], cols), st.mergedDict(e, cols)
+			if from == nil || merged == nil {
+				return nil, fmt.Errorf("%s: a value without a dictionary", e)
+			}
+			st.codes[e], st.dicts[e], st.argDict[e] = gpu.DictCodeMap(from, merged), merged, from
 			continue
 		}
 		if len(e.Args) != 1 || e.Args[0] == nil {
@@ -289,10 +311,9 @@ func isCaseValue(i, n int) bool { return i%2 == 1 || i == n-1 }
 // checkDictMixing refuses a pipeline that compares or mixes codes of two
 // different dictionaries (two string columns of different tables, say): a
 // code means a string only in its own dictionary, so such a comparison or
-// CASE would answer wrongly. Run and the probes have made comparisons of
-// two dictionaries comparisons of places first (dictorder.go); what is
-// left is a CASE whose branches have two dictionaries, which the engine
-// then runs on DuckDB.
+// CASE would answer wrongly. Run and the probes have made such
+// comparisons ones of places and such CASEs ones of codes in a merged
+// dictionary first (dictorder.go), so this is the check that they did.
 func (st *strTables) checkDictMixing(p *gpu.Pipeline, cols []*column) error {
 	mixed := func(e *gpu.Expr, a, b *array.String) error {
 		if a == nil || b == nil || gpu.SameDictionary(a, b) {

@@ -9,24 +9,29 @@ import (
 	"github.com/rigel-db/rigel/gpu"
 )
 
-// Comparisons of two dictionaries' strings. A Dict code means a string only
-// in its own dictionary, and two tables' string columns (TPC-DS q19:
-// substr(ca_zip, 1, 5) <> substr(s_zip, 1, 5); q24: upper(c_birth_country)
-// <> s_country) have different ones, known only once the columns are on
-// the device. Such a comparison a CMP b is run as place(a) CMP place(b),
-// both places in b's dictionary's order (gpu.StrOrderIn: 2i for its string
-// i, 2i-1 between strings i-1 and i): two int32 table lookups through the
-// string-table machinery (codegen_str.go), exact for every operator. The
-// host device maps codes the same way (gpu.DictOrderMap).
+// Two dictionaries' strings meeting in one expression. A Dict code means
+// a string only in its own dictionary, and two tables' string columns
+// have different ones, known only once the columns are on the device.
+// A comparison a CMP b of two such (TPC-DS q19: substr(ca_zip, 1, 5) <>
+// substr(s_zip, 1, 5); q24: upper(c_birth_country) <> s_country) is run
+// as place(a) CMP place(b), both places in b's dictionary's order
+// (gpu.StrOrderIn: 2i for its string i, 2i-1 between strings i-1 and i):
+// two int32 table lookups through the string-table machinery
+// (codegen_str.go), exact for every operator. A CASE whose values are
+// such strings gives codes of their dictionaries merged
+// (gpu.MergeDictionaries), each value's code looked up in a table into it
+// (gpu.StrCodeIn). The host device maps codes the same way
+// (gpu.DictOrderMap; its mergeCaseDicts).
 
-// orderMixedCompares returns p, or, when some of compares (p's comparisons
-// of Dict values: scanPipeline) compares two different dictionaries over
-// cols, a copy of p with each such comparison made one of places. The
-// copy is new on every call (its string tables depend on the run's
-// dictionaries): its source is generated again, which costs tens of
-// microseconds, only for such pipelines.
-func orderMixedCompares(p *gpu.Pipeline, cols []*column, compares []*gpu.Expr) (*gpu.Pipeline, error) {
-	if len(compares) == 0 {
+// mixDictionaries returns p, or, when some of mixes (p's comparisons and
+// CASEs of Dict values: scanPipeline) meet two different dictionaries over
+// cols, a copy of p with each such comparison made one of places and each
+// such CASE's values codes in the merged dictionary. The copy is new on
+// every call (its string tables depend on the run's dictionaries): its
+// source is generated again, which costs tens of microseconds, only for
+// such pipelines.
+func mixDictionaries(p *gpu.Pipeline, cols []*column, mixes []*gpu.Expr) (*gpu.Pipeline, error) {
+	if len(mixes) == 0 {
 		return p, nil
 	}
 	st, err := buildStrTables(p, cols)
@@ -34,10 +39,20 @@ func orderMixedCompares(p *gpu.Pipeline, cols []*column, compares []*gpu.Expr) (
 		return nil, err
 	}
 	mixed := map[*gpu.Expr]bool{}
-	for _, e := range compares {
-		a, b := st.dictOf(e.Args[0], cols), st.dictOf(e.Args[1], cols)
-		if a != nil && b != nil && !gpu.SameDictionary(a, b) {
-			mixed[e] = true
+	for _, e := range mixes {
+		var first *array.String
+		for i, a := range e.Args {
+			if e.Op == gpu.OpCase && !isCaseValue(i, len(e.Args)) {
+				continue
+			}
+			d := st.dictOf(a, cols)
+			if d == nil {
+				continue
+			}
+			if first != nil && !gpu.SameDictionary(first, d) {
+				mixed[e] = true
+			}
+			first = d
 		}
 	}
 	if len(mixed) == 0 {
@@ -48,21 +63,46 @@ func orderMixedCompares(p *gpu.Pipeline, cols []*column, compares []*gpu.Expr) (
 			return nil, false
 		}
 		c := *e
+		if e.Op == gpu.OpCase {
+			c.Args = codesInMerged(orig, e, cols, st)
+			return &c, true
+		}
 		x, y := e.Args[0], e.Args[1]
 		c.Args = []*gpu.Expr{placeIn(x, y), placeIn(y, y)}
 		return &c, true
 	}), nil
 }
 
-// orderMixedComparesLeft is orderMixedCompares of a left join's pipeline p
+// codesInMerged is the arguments of CASE e (orig before its arguments were
+// rewritten) with each value that has a dictionary made its code among the
+// strings of all values' dictionaries (gpu.StrCodeIn over the values).
+func codesInMerged(orig, e *gpu.Expr, cols []*column, st *strTables) []*gpu.Expr {
+	var values []*gpu.Expr
+	for i, a := range e.Args {
+		if isCaseValue(i, len(e.Args)) && st.dictOf(orig.Args[i], cols) != nil {
+			values = append(values, a)
+		}
+	}
+	args := append([]*gpu.Expr(nil), e.Args...)
+	for i, a := range e.Args {
+		if !isCaseValue(i, len(e.Args)) || st.dictOf(orig.Args[i], cols) == nil {
+			continue
+		}
+		in := append([]*gpu.Expr{a}, values...)
+		args[i] = &gpu.Expr{Op: gpu.OpStrMap, Type: e.Type, Args: in, Str: &gpu.StrFunc{Kind: gpu.StrCodeIn}}
+	}
+	return args
+}
+
+// mixDictionariesLeft is mixDictionaries of a left join's pipeline p
 // and its condition cond (RunProbeLeft), rewritten together: the
 // condition rides along as one more projection.
-func orderMixedComparesLeft(p *gpu.Pipeline, cond *gpu.Expr, cols []*column) (*gpu.Pipeline, *gpu.Expr, error) {
+func mixDictionariesLeft(p *gpu.Pipeline, cond *gpu.Expr, cols []*column) (*gpu.Pipeline, *gpu.Expr, error) {
 	both := *p
 	if cond != nil {
 		both.Project = append(append([]*gpu.Expr(nil), p.Project...), cond)
 	}
-	q, err := orderMixedCompares(&both, cols, scanPipeline(&both).dictCompares)
+	q, err := mixDictionaries(&both, cols, scanPipeline(&both).dictMixes)
 	if err != nil || q == &both {
 		return p, cond, err
 	}
@@ -92,6 +132,32 @@ func isComparison(op gpu.Op) bool {
 // isPlaceIn reports whether e is a StrOrderIn node (placeIn).
 func isPlaceIn(e *gpu.Expr) bool {
 	return e.Op == gpu.OpStrMap && e.Str != nil && e.Str.Kind == gpu.StrOrderIn
+}
+
+// isCodeIn reports whether e is a StrCodeIn node (codesInMerged).
+func isCodeIn(e *gpu.Expr) bool {
+	return e.Op == gpu.OpStrMap && e.Str != nil && e.Str.Kind == gpu.StrCodeIn
+}
+
+// mergedDict is the dictionary of a StrCodeIn node: its values'
+// dictionaries merged, one array for every node over the same ones (a
+// CASE's values must share it), kept in st.
+func (st *strTables) mergedDict(e *gpu.Expr, cols []*column) *array.String {
+	dicts := make([]*array.String, len(e.Args)-1)
+	key := ""
+	for i, a := range e.Args[1:] {
+		dicts[i] = st.dictOf(a, cols)
+		key += fmt.Sprintf("%p,", dicts[i])
+	}
+	if m, ok := st.merged[key]; ok {
+		return m
+	}
+	m, _ := gpu.MergeDictionaries(dicts...)
+	if st.merged == nil {
+		st.merged = map[string]*array.String{}
+	}
+	st.merged[key] = m
+	return m
 }
 
 // placeTable is the int32 table of a StrOrderIn node: the places of from's

@@ -5,10 +5,11 @@ import "github.com/rigel-db/rigel/gpu"
 // pipelineScan is what Run and the probes look for in a pipeline before
 // they lay it out, found in one walk of its nodes (a hot path: every call):
 // row functions, which the host evaluates first (rowstrings.go), and
-// comparisons of two Dict values, which may need places (dictorder.go).
+// comparisons and CASEs of Dict values, whose dictionaries may differ
+// (dictorder.go).
 type pipelineScan struct {
-	rowFuncs     bool
-	dictCompares []*gpu.Expr
+	rowFuncs  bool
+	dictMixes []*gpu.Expr
 }
 
 func scanPipeline(p *gpu.Pipeline) pipelineScan {
@@ -17,8 +18,9 @@ func scanPipeline(p *gpu.Pipeline) pipelineScan {
 		switch {
 		case e.Op == gpu.OpStrRow:
 			s.rowFuncs = true
-		case isComparison(e.Op) && len(e.Args) == 2 && e.Args[0].Type.Kind == gpu.Dict && e.Args[1].Type.Kind == gpu.Dict:
-			s.dictCompares = append(s.dictCompares, e)
+		case isComparison(e.Op) && len(e.Args) == 2 && e.Args[0].Type.Kind == gpu.Dict && e.Args[1].Type.Kind == gpu.Dict,
+			e.Op == gpu.OpCase && e.Type.Kind == gpu.Dict:
+			s.dictMixes = append(s.dictMixes, e)
 		}
 	}
 	return s

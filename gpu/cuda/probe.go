@@ -34,7 +34,7 @@ func (d *Device) RunProbe(ctx context.Context, p *gpu.Pipeline, probe, build []g
 	err := d.probeCall(ctx, "run probe", gpu.KernelCall{Kind: gpu.CallProbe, Pipe: p}, probe, build, probeKeys, buildKeys, nullsEqual,
 		func() error { return gpu.CheckProbeShape(p, probe, build, probeKeys, buildKeys, nullsEqual) },
 		func(j *probeJoin) (err error) {
-			p, err := orderMixedCompares(p, j.cols, scan.dictCompares) // dictorder.go
+			p, err := mixDictionaries(p, j.cols, scan.dictMixes) // dictorder.go
 			if err != nil {
 				return err
 			}

@@ -22,7 +22,7 @@ func (d *Device) ProbeCounts(ctx context.Context, p *gpu.Pipeline, probe, build 
 	err := d.probeCall(ctx, "probe counts", gpu.KernelCall{Kind: gpu.CallProbeCounts, Pipe: p}, probe, build, probeKeys, buildKeys, nullsEqual,
 		func() error { return gpu.CheckProbeCountsShape(p, probe, build, probeKeys, buildKeys, nullsEqual) },
 		func(j *probeJoin) (err error) {
-			p, err := orderMixedCompares(p, j.cols, scanPipeline(p).dictCompares) // dictorder.go
+			p, err := mixDictionaries(p, j.cols, scanPipeline(p).dictMixes) // dictorder.go
 			if err != nil {
 				return err
 			}

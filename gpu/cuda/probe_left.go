@@ -32,7 +32,7 @@ func (d *Device) RunProbeLeft(ctx context.Context, p *gpu.Pipeline, cond *gpu.Ex
 			return gpu.CheckLeftProbe(p, cond, len(probe))
 		},
 		func(j *probeJoin) (err error) {
-			p, cond, err := orderMixedComparesLeft(p, cond, j.cols) // dictorder.go
+			p, cond, err := mixDictionariesLeft(p, cond, j.cols) // dictorder.go
 			if err != nil {
 				return err
 			}

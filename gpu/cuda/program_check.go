@@ -486,13 +486,21 @@ func (pd *ProgramChecker) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu
 		ev.dicts = append(ev.dicts, d)
 	}
 	// The CUDA device compares two dictionaries' strings through places
-	// (dictorder.go), which the interpreter does not hold: the generated
-	// kernel runs them, as here the host.
-	for _, e := range pipelineNodes(p) {
-		if isComparison(e.Op) && len(e.Args) == 2 && e.Args[0].Type.Kind == gpu.Dict {
-			a, b := argDictionary(e.Args[0], ev.dicts), argDictionary(e.Args[1], ev.dicts)
-			if a != nil && b != nil && !gpu.SameDictionary(a, b) {
+	// and mixes them in a CASE through a merged dictionary (dictorder.go),
+	// which the interpreter does not hold: the generated kernel runs them,
+	// as here the host.
+	for _, e := range scanPipeline(p).dictMixes {
+		var first *array.String
+		for i, a := range e.Args {
+			if e.Op == gpu.OpCase && !isCaseValue(i, len(e.Args)) {
+				continue
+			}
+			d := argDictionary(a, ev.dicts)
+			if d != nil && first != nil && !gpu.SameDictionary(first, d) {
 				return pd.Device.Run(ctx, p, inputs)
+			}
+			if d != nil {
+				first = d
 			}
 		}
 	}

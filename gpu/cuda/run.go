@@ -52,7 +52,7 @@ func (d *Device) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu.Column) 
 			return nil, fmt.Errorf("run: input %d has %d rows, input 0 has %d", i, c.n, n)
 		}
 	}
-	placed, err := orderMixedCompares(p, cols, scan.dictCompares) // dictorder.go
+	placed, err := mixDictionaries(p, cols, scan.dictMixes) // dictorder.go
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", p, err)
 	}

@@ -37,9 +37,9 @@ type devTableCache struct {
 // it is worth keeping; ok is false when the table goes with the run's
 // other tables instead. Called with d.mu held.
 func (d *Device) cachedStrTable(e *gpu.Expr, dict *array.String, table []byte) (ptr uint64, ok bool) {
-	if dict == nil || dict.Len() < minDevTableEntries || int64(len(table)) > maxDevTableBytes/4 || isPlaceIn(e) {
-		// (A place table depends on a second dictionary, which the key
-		// does not name: dictorder.go.)
+	if dict == nil || dict.Len() < minDevTableEntries || int64(len(table)) > maxDevTableBytes/4 || isPlaceIn(e) || isCodeIn(e) {
+		// (Place and merged-code tables depend on other dictionaries,
+		// which the key does not name: dictorder.go.)
 		return 0, false
 	}
 	c := &d.tables

@@ -2,7 +2,6 @@ package devicetest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -261,17 +260,11 @@ func testStrTwoDictionaries(t *testing.T, dev gpu.Device) {
 			MakeArray(Bool, true, false, nil, false))
 	}
 	first := in()
-	ts, tg, tb := inputType(first[0]), inputType(first[1]), inputType(first[2])
+	ts, tg := inputType(first[0]), inputType(first[1])
 	str := gpu.Type{Kind: gpu.Dict, Nullable: true}
-	refused := func(what string, e *gpu.Expr) {
-		err := projectErr(t, dev, in(), e)
-		if !errors.Is(err, gpu.ErrUnsupported) {
-			t.Fatalf("%s: %v, want ErrUnsupported", what, err)
-		}
-	}
 	testStrCompareAcross(t, dev)
+	testStrCaseAcross(t, dev, in)
 	N := NullCell
-	refused("if(b, s, g)", gpu.Call(gpu.OpCase, str, gpu.Col(2, tb), gpu.Col(0, ts), gpu.Col(1, tg)))
 
 	isCherry := pred(&gpu.StrFunc{Kind: gpu.StrCompare, Op: gpu.OpEq, Pattern: "cherry"}, gpu.Col(0, ts))
 	got := project(t, dev, first,
@@ -283,6 +276,34 @@ func testStrTwoDictionaries(t *testing.T, dev gpu.Device) {
 		Row(N, "true"),
 		Row(N, N),
 	}, true)
+}
+
+// testStrCaseAcross: a CASE whose values are two tables' strings (two
+// dictionaries) gives their strings, in one dictionary that a string
+// function, a comparison and a grouping then read.
+func testStrCaseAcross(t *testing.T, dev gpu.Device, in func() []arrow.Array) {
+	first := in()
+	ts, tg, tb := inputType(first[0]), inputType(first[1]), inputType(first[2])
+	str := gpu.Type{Kind: gpu.Dict, Nullable: true}
+	bt := gpu.Type{Kind: gpu.Bool, Nullable: true}
+	s, g, b := gpu.Col(0, ts), gpu.Col(1, tg), gpu.Col(2, tb)
+	sOrG := gpu.Call(gpu.OpCase, str, b, s, g) // if(b, s, g)
+	initial := gpu.StrCall(&gpu.StrFunc{Kind: gpu.StrSubstring, From: 1, Length: 1, HasLength: true}, str, s)
+	three := gpu.Call(gpu.OpCase, str, gpu.Call(gpu.OpIsNull, gpu.Type{Kind: gpu.Bool}, b), initial, b, g, s)
+	isD := pred(&gpu.StrFunc{Kind: gpu.StrCompare, Op: gpu.OpEq, Pattern: "d"}, sOrG)
+	N := NullCell
+	got := project(t, dev, first, sOrG, three, isD, gpu.Call(gpu.OpLt, bt, sOrG, g))
+	expectRows(t, got, []string{
+		Row(S("apple"), S("e"), "false", "true"),
+		Row(S("d"), S("cherry"), "true", "false"),
+		Row(S("c"), N, "false", "false"),
+		Row(N, S("banana"), N, N),
+	}, true)
+	cols, types := table(t, dev, in()...)
+	defer ReleaseCols(cols)
+	grouped := RunPipeline(t, dev, &gpu.Pipeline{Inputs: types, Project: []*gpu.Expr{gpu.Call(gpu.OpCase, str, gpu.Col(2, types[2]), gpu.Col(1, types[1]), gpu.Col(0, types[0]))},
+		Sink: gpu.SinkAggregate, Keys: []int{0}, Aggs: []gpu.Agg{countStar()}}, cols)
+	expectRows(t, grouped, []string{Row(S("e"), I(1)), Row(S("cherry"), I(1)), Row(N, I(1)), Row(S("banana"), I(1))}, false)
 }
 
 // testStrLargeDictionaryTwice: devices may keep the tables of string

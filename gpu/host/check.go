@@ -224,6 +224,7 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 			return nil, bad("case needs cond/value pairs and an else (odd argument count), got %d", len(e.Args))
 		}
 		var dict *array.String
+		mixed := false
 		for i, a := range e.Args {
 			if i%2 == 0 && i != len(e.Args)-1 {
 				if a.Type.Kind != gpu.Bool {
@@ -236,9 +237,13 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 			}
 			d, err := sameDict(dict, argDicts[i])
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", e, err)
+				mixed = true
+				continue
 			}
 			dict = d
+		}
+		if mixed {
+			return c.mergeCaseDicts(e, argDicts), nil // strings.go
 		}
 		return dict, nil
 	case gpu.OpStrPred, gpu.OpStrMap:

@@ -470,10 +470,19 @@ func evalCase(e *gpu.Expr, b *batch) (*vec, error) {
 	for i := range remaining {
 		remaining[i] = int32(i)
 	}
-	scatter := func(val *vec, pos []int32) {
+	var recode map[int][]int32 // a CASE over two dictionaries: mergeCaseDicts
+	if t := b.tabs[e]; t != nil {
+		recode = t.caseCodes
+	}
+	scatter := func(arg int, val *vec, pos []int32) {
+		codes := recode[arg]
 		for j, p := range pos {
 			r.valid[p] = val.isValid(j)
 			switch {
+			case codes != nil:
+				if r.valid[p] {
+					r.i64[p] = int64(codes[val.i64[j]])
+				}
 			case r.i64 != nil:
 				r.i64[p] = val.i64[j]
 			case r.f64 != nil:
@@ -503,7 +512,7 @@ func evalCase(e *gpu.Expr, b *batch) (*vec, error) {
 			if err != nil {
 				return nil, err
 			}
-			scatter(val, take)
+			scatter(k+1, val, take)
 		}
 		remaining = rest
 	}
@@ -512,7 +521,7 @@ func evalCase(e *gpu.Expr, b *batch) (*vec, error) {
 		if err != nil {
 			return nil, err
 		}
-		scatter(val, remaining)
+		scatter(last, val, remaining)
 	}
 	return r, nil
 }

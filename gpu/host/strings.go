@@ -21,7 +21,40 @@ type strTab struct {
 	// cross: a comparison of two Dict values of different dictionaries,
 	// its left codes in the right dictionary's order (gpu.DictOrderMap).
 	cross []int64
+	// caseCodes: a CASE whose Dict values have different dictionaries
+	// (two tables' string columns), per value argument its codes in dict,
+	// the dictionaries merged (mergeCaseDicts).
+	caseCodes map[int][]int32
 }
+
+// mergeCaseDicts makes the table of a CASE whose Dict values come from
+// different dictionaries: its result's dictionary is theirs merged
+// (gpu.MergeDictionaries), each value's codes mapped into it as the CASE
+// picks them (evalCase). It returns the merged dictionary.
+func (c *checker) mergeCaseDicts(e *gpu.Expr, argDicts []*array.String) *array.String {
+	var values []*array.String
+	for i := range e.Args {
+		if isCaseValue(i, len(e.Args)) {
+			values = append(values, argDicts[i])
+		}
+	}
+	merged, _ := gpu.MergeDictionaries(values...)
+	t := &strTab{dict: merged, caseCodes: map[int][]int32{}}
+	for i, d := range argDicts {
+		if isCaseValue(i, len(e.Args)) && d != nil {
+			t.caseCodes[i] = gpu.DictCodeMap(d, merged)
+		}
+	}
+	if c.tabs == nil {
+		c.tabs = map[*gpu.Expr]*strTab{}
+	}
+	c.tabs[e] = t
+	return merged
+}
+
+// isCaseValue says whether argument i of a CASE with n arguments is a
+// value (a THEN or the ELSE) rather than a condition.
+func isCaseValue(i, n int) bool { return i%2 == 1 || i == n-1 }
 
 // checkStr type-checks OpStrPred/OpStrMap and builds its table from the
 // argument's dictionary; it returns the result's dictionary.
