@@ -125,6 +125,12 @@ func checkWindows(t *testing.T, dev gpu.Device) {
 		"SELECT o_orderkey, min(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS a, max(o_shippriority + o_custkey % 13) OVER (PARTITION BY o_orderstatus ORDER BY o_orderkey ROWS BETWEEN 30 PRECEDING AND 1 PRECEDING) AS b, max(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS c, min(o_orderkey) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey RANGE BETWEEN 2 PRECEDING AND 2 FOLLOWING) AS e FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
 		// RANGE frames with offsets: ties, nulls first, empty frames, a
 		// float key, the frame's value at its first and last rows.
+		// QUALIFY and its subquery form: the first rows of each partition
+		// (DuckDB's top_n_window_elimination is off while plans are
+		// made, duckdb-bridge/producer.go), ranks with ties.
+		"SELECT o_custkey, o_orderkey, o_totalprice FROM orders WHERE o_custkey < 300 QUALIFY row_number() OVER (PARTITION BY o_custkey ORDER BY o_orderdate DESC, o_orderkey) = 1 ORDER BY o_custkey",
+		"SELECT * FROM (SELECT o_custkey, o_orderkey, row_number() OVER (PARTITION BY o_custkey ORDER BY o_totalprice, o_orderkey) AS rn FROM orders WHERE o_custkey < 300) WHERE rn <= 2 ORDER BY o_custkey, rn",
+		"SELECT o_orderstatus, o_orderpriority, o_orderkey FROM orders WHERE o_custkey < 300 QUALIFY rank() OVER (PARTITION BY o_orderstatus ORDER BY o_orderpriority) <= 3 AND dense_rank() OVER (PARTITION BY o_orderpriority ORDER BY o_orderstatus DESC) = 1 ORDER BY o_orderkey",
 		"SELECT o_orderkey, sum(o_totalprice) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey RANGE BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS s, count(*) OVER (PARTITION BY o_orderpriority ORDER BY CASE WHEN o_orderkey % 5 = 0 THEN NULL ELSE o_custkey % 11 END NULLS FIRST RANGE BETWEEN CURRENT ROW AND 4 FOLLOWING) AS c, count(o_custkey) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey RANGE BETWEEN 2 FOLLOWING AND 3 FOLLOWING) AS e, first_value(o_totalprice) OVER (PARTITION BY o_orderstatus ORDER BY o_totalprice::DOUBLE RANGE BETWEEN 1000 PRECEDING AND 500 FOLLOWING) AS fv, last_value(o_totalprice) OVER (PARTITION BY o_orderstatus ORDER BY o_totalprice::DOUBLE RANGE BETWEEN UNBOUNDED PRECEDING AND 500 FOLLOWING) AS lv FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
 	})
 }

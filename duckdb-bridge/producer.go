@@ -76,12 +76,19 @@ func (e *DuckDBError) Error() string { return e.Message }
 //     json_serialize_plan fails on TOP_N over filtered scans (its dynamic
 //     filter pushdown; TPC-H Q2). Without it the plan has ORDER_BY + LIMIT,
 //     which become the same SortRel + FetchRel that TOP_N would.
+//   - top_n_window_elimination rewrites a filter keeping the first rows of
+//     each partition by row_number() (WHERE rn <= k over a subquery,
+//     QUALIFY) into arg_min/arg_max aggregates and an UNNEST, which have no
+//     Substrait counterpart here, and in DuckDB 1.5.3 json_serialize_plan
+//     fails on its QUALIFY form ("Failed to bind column reference ...:
+//     inequal num bindings"). Without it the plan keeps the WINDOW and the
+//     filter, which run on the device.
 //
 // deliminator stays on: it removes most delim joins of correlated
 // subqueries.
 var planOptimizers = []string{
 	"compressed_materialization", "in_clause", "materialized_cte", "common_subplan",
-	"late_materialization", "build_side_probe_side", "top_n",
+	"late_materialization", "build_side_probe_side", "top_n", "top_n_window_elimination",
 }
 
 // Plan production changes disabled_optimizers, a global DuckDB setting (it
