@@ -125,6 +125,10 @@ func checkWindows(t *testing.T, dev gpu.Device) {
 		"SELECT o_orderkey, min(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS a, max(o_shippriority + o_custkey % 13) OVER (PARTITION BY o_orderstatus ORDER BY o_orderkey ROWS BETWEEN 30 PRECEDING AND 1 PRECEDING) AS b, max(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS c, min(o_orderkey) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey RANGE BETWEEN 2 PRECEDING AND 2 FOLLOWING) AS e FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
 		// RANGE frames with offsets: ties, nulls first, empty frames, a
 		// float key, the frame's value at its first and last rows.
+		// RANGE frames under a descending key: BIGINT, DECIMAL and
+		// INTEGER keys negated, ascending (duckdb-bridge's
+		// descendingRangeKey), nulls first.
+		"SELECT o_orderkey, sum(o_totalprice) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey DESC RANGE BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS s, count(*) OVER (PARTITION BY o_orderpriority ORDER BY CASE WHEN o_orderkey % 7 = 0 THEN NULL ELSE o_totalprice END DESC NULLS FIRST RANGE BETWEEN 1000 PRECEDING AND CURRENT ROW) AS c, min(o_orderkey) OVER (PARTITION BY o_orderstatus ORDER BY (o_shippriority + o_custkey % 7)::INTEGER DESC RANGE BETWEEN 1 FOLLOWING AND 2 FOLLOWING) AS m FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
 		// QUALIFY and its subquery form: the first rows of each partition
 		// (DuckDB's top_n_window_elimination is off while plans are
 		// made, duckdb-bridge/producer.go), ranks with ties.

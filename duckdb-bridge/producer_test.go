@@ -227,6 +227,7 @@ var simpleQueries = []string{
 	"SELECT substring(s, 1, 1), substring(s, a, 2) FROM t",
 	"SELECT year(d), month(d), day(d), extract(year FROM d), date_part('quarter', d), hour(ts) FROM t",
 	"SELECT coalesce(s, 'none'), coalesce(bi, a, 0) FROM t",
+	"SELECT sum(a) OVER (ORDER BY a DESC RANGE BETWEEN 1 PRECEDING AND 2 FOLLOWING), count(*) OVER (ORDER BY bi DESC NULLS FIRST RANGE BETWEEN CURRENT ROW AND 3 FOLLOWING) FROM t",
 	"SELECT a FROM t WHERE bo AND NOT (a > 100) AND (s <> 'x4' OR s IS NULL)",
 	"SELECT a, abs(bi), abs(b) FROM t WHERE a % 3 = 1",
 	"SELECT a FROM t WHERE ts > TIMESTAMP '2000-01-02' AND f < 30",
@@ -245,7 +246,7 @@ func TestUnsupported(t *testing.T) {
 	db := openTestDB(t, false)
 	conn := testConn(t, db)
 	cases := []struct{ query, want string }{
-		{"SELECT sum(a) OVER (ORDER BY a DESC RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", "RANGE frame offset under a descending ORDER BY"},
+		{"SELECT sum(a) OVER (ORDER BY f DESC RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", "RANGE frame offset under a descending ORDER BY of DOUBLE"},
 		{"SELECT a, first_value(s IGNORE NULLS) OVER (ORDER BY a) FROM t", "IGNORE NULLS"},
 		{"SELECT sum(a) FILTER (WHERE a > 3) OVER () FROM t", "window function FILTER"},
 		{"SELECT sum(a) OVER (ORDER BY a GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", "window frame"},

@@ -117,6 +117,11 @@ func (p *producer) windowExpr(e *duckExpr, in []colType) (*pb.Expression, colTyp
 	if err != nil {
 		return nil, colType{}, err
 	}
+	if hasRangeOffset(e) && len(e.Orders) == 1 && e.Orders[0].Type == "DESCENDING" {
+		if sorts[0], err = p.descendingRangeKey(e.Orders[0], in); err != nil { // producer_window_range.go
+			return nil, colType{}, err
+		}
+	}
 	bounds, lower, upper, err := p.windowFrame(e)
 	if err != nil {
 		return nil, colType{}, err

@@ -3,9 +3,12 @@ package duckdbbridge
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"strconv"
+
+	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
 // rangeOffset reads the offset of a RANGE frame bound (EXPR_PRECEDING_RANGE
@@ -27,9 +30,12 @@ import (
 // [current_value - lower offset, current_value + upper offset], offsets
 // being int64 in the key's own units. That is what DuckDB computes for an
 // ascending numeric key and a constant whole-number offset, which is the
-// case converted here. Refused, with the reason:
-//   - a descending key: Substrait's definition is ascending (PRECEDING
-//     means smaller values), SQL's PRECEDING under DESC means larger ones;
+// case converted here. Under a descending integer or decimal key SQL's
+// PRECEDING means larger values: the window sorts instead on the key
+// negated, ascending (descendingRangeKey), whose frame by the same
+// offsets holds the same rows. Refused, with the reason:
+//   - a descending floating-point key (its NaNs sort first under DESC and
+//     last under ASC, so negating does not keep the order);
 //   - a key that is not a number (DATE, TIMESTAMP: their offsets are
 //     intervals or days, while Substrait's offset has no unit);
 //   - an offset that is negative (DuckDB fails at run time) or not a whole
@@ -49,23 +55,24 @@ func rangeOffset(x *duckExpr, orders []duckOrder, preceding bool) (int64, error)
 		return 0, unsupported("RANGE frame offset with %d ORDER BY keys", len(orders))
 	}
 	key := orders[0].Expression
-	if orders[0].Type != "ASCENDING" {
-		return 0, unsupported("RANGE frame offset under a descending ORDER BY (Substrait's RANGE bounds are current_value - lower .. current_value + upper, ascending)")
-	}
 	if key.ReturnType == nil || !rangeNumeric[key.ReturnType.ID] {
 		return 0, unsupported("RANGE frame offset on an ORDER BY key of type %s (Substrait's offsets are whole numbers with no unit)", typeName(key.ReturnType))
+	}
+	desc := orders[0].Type != "ASCENDING"
+	if desc && (key.ReturnType.ID == "FLOAT" || key.ReturnType.ID == "DOUBLE") {
+		return 0, unsupported("RANGE frame offset under a descending ORDER BY of %s (NaN sorts first there and last ascending, so the key cannot be negated)", key.ReturnType.ID)
 	}
 	if sameExpr(x, key) {
 		return 0, nil // key - 0, which the optimizer folded into key
 	}
 	op := "+"
-	if preceding {
+	if preceding != desc { // DESC swaps the operators
 		op = "-"
 	}
 	if x == nil || x.ExpressionClass != "BOUND_FUNCTION" || x.Name != op || len(x.Children) != 2 {
 		return 0, unsupported("RANGE frame offset that is not key %s constant", op)
 	}
-	if !sameExpr(x.Children[0], key) {
+	if !sameExpr(x.Children[0], key) && !widenedDecimal(key, x.Children[0]) && !widenedDecimal(x.Children[0], key) {
 		return 0, unsupported("RANGE frame offset that is not computed from the ORDER BY key")
 	}
 	c := x.Children[1]
@@ -74,6 +81,20 @@ func rangeOffset(x *duckExpr, orders []duckOrder, preceding bool) (int64, error)
 		return 0, unsupported("RANGE frame offset that is not a non-negative whole number constant")
 	}
 	return v, nil
+}
+
+// widenedDecimal reports whether x is the decimal y cast to a wider
+// DECIMAL of its scale: the same values. DuckDB widens the ORDER BY key so
+// where key - offset needs more digits (ORDER BY a DECIMAL(15,2) RANGE 1000
+// PRECEDING sorts on CAST(key AS DECIMAL(16,2)) and bounds on key - 1000),
+// and the frame is the same over either.
+func widenedDecimal(x, y *duckExpr) bool {
+	if x == nil || y == nil || x.ExpressionClass != "BOUND_CAST" || x.TryCast || !sameExpr(x.Child, y) {
+		return false
+	}
+	from, to := y.ReturnType, x.ReturnType
+	return from != nil && to != nil && from.ID == "DECIMAL" && to.ID == "DECIMAL" && from.TypeInfo != nil && to.TypeInfo != nil &&
+		to.TypeInfo.Scale == from.TypeInfo.Scale && to.TypeInfo.Width >= from.TypeInfo.Width
 }
 
 // rangeNumeric: the ORDER BY key types whose RANGE offsets are plain
@@ -172,4 +193,60 @@ func stripNames(j []byte) []byte {
 		return j
 	}
 	return out
+}
+
+// descendingRangeKey is the sort field of a window whose RANGE frame has
+// offsets under one descending integer or decimal key (rangeOffset): the
+// key negated, ascending, nulls where they were. Integers up to INTEGER
+// are negated as BIGINT and BIGINT and HUGEINT as DECIMAL(38,0), so that
+// no value's negation overflows; decimals as they are.
+func (p *producer) descendingRangeKey(o duckOrder, in []colType) (*pb.SortField, error) {
+	x, t, err := p.expr(o.Expression, in)
+	if err != nil {
+		return nil, err
+	}
+	var neg *pb.Expression
+	switch t.duck.ID {
+	case "TINYINT", "SMALLINT", "INTEGER":
+		wide := colType{duck: duckType{ID: "BIGINT"}, nullable: t.nullable}
+		if x, _, err = p.castTo(x, wide, false); err == nil {
+			neg, _, err = p.call(funcRef{urnArithmetic, "negate:i64", optIntArith}, wide, valueArgs(x)...)
+		}
+	case "BIGINT", "HUGEINT":
+		wide := colType{duck: duckType{ID: "DECIMAL", TypeInfo: &struct {
+			Type  string `json:"type"`
+			Width int32  `json:"width"`
+			Scale int32  `json:"scale"`
+		}{Type: "DECIMAL_TYPE_INFO", Width: 38, Scale: 0}}, nullable: t.nullable}
+		if x, _, err = p.castTo(x, wide, false); err == nil {
+			neg, _, err = p.decimalNegate(x, wide, wide)
+		}
+	case "DECIMAL":
+		neg, _, err = p.decimalNegate(x, t, t)
+	default:
+		return nil, unsupported("RANGE frame offset under a descending ORDER BY of %s", t.duck)
+	}
+	if err != nil {
+		return nil, err
+	}
+	dir := pb.SortField_SORT_DIRECTION_ASC_NULLS_LAST
+	switch o.NullOrder {
+	case "NULLS FIRST":
+		dir = pb.SortField_SORT_DIRECTION_ASC_NULLS_FIRST
+	case "NULLS LAST":
+	default:
+		return nil, fmt.Errorf("duckdb plan: sort order %q %q", o.Type, o.NullOrder)
+	}
+	return &pb.SortField{Expr: neg, SortKind: &pb.SortField_Direction{Direction: dir}}, nil
+}
+
+// hasRangeOffset reports whether a window expression's frame has a RANGE
+// bound with an offset.
+func hasRangeOffset(e *duckExpr) bool {
+	for _, b := range []string{e.Start, e.End} {
+		if b == "EXPR_PRECEDING_RANGE" || b == "EXPR_FOLLOWING_RANGE" {
+			return true
+		}
+	}
+	return false
 }

@@ -65,7 +65,11 @@ func TestRangeFrameOffsets(t *testing.T) {
 		// The optimizer computes this upper bound as CAST(si + 2 AS DECIMAL),
 		// in SMALLINT, not in the key's type DECIMAL(7,1): not key + constant.
 		{over: "ORDER BY si RANGE BETWEEN 1.0 PRECEDING AND 2 FOLLOWING", refused: "not key + constant"},
-		{over: "ORDER BY i DESC RANGE BETWEEN 1 PRECEDING AND CURRENT ROW", refused: "descending"},
+		// Under DESC the window sorts on the key negated, ascending, nulls
+		// where they were: the same offsets give the same frame.
+		{over: "ORDER BY i DESC RANGE BETWEEN 1 PRECEDING AND 2 FOLLOWING", lower: "1 PRECEDING", upper: "2 FOLLOWING"},
+		{over: "ORDER BY d2 DESC NULLS FIRST RANGE BETWEEN CURRENT ROW AND 3 FOLLOWING", lower: "CURRENT ROW", upper: "3 FOLLOWING"},
+		{over: "ORDER BY f DESC RANGE BETWEEN 1 PRECEDING AND CURRENT ROW", refused: "descending ORDER BY of"},
 		{over: "ORDER BY ts RANGE BETWEEN INTERVAL 1 DAY PRECEDING AND CURRENT ROW", refused: "type TIMESTAMP"},
 		{over: "ORDER BY i ROWS BETWEEN 0 PRECEDING AND 2 FOLLOWING", lower: "CURRENT ROW", upper: "2 FOLLOWING"},
 	} {
@@ -88,6 +92,15 @@ func TestRangeFrameOffsets(t *testing.T) {
 		}
 		if lo, hi := boundText(w.LowerBound), boundText(w.UpperBound); lo != c.lower || hi != c.upper {
 			t.Errorf("%s: bounds %s .. %s, want %s .. %s", c.over, lo, hi, c.lower, c.upper)
+		}
+		if strings.Contains(c.over, "DESC") && strings.Contains(c.over, "RANGE") {
+			want := pb.SortField_SORT_DIRECTION_ASC_NULLS_LAST
+			if strings.Contains(c.over, "NULLS FIRST") {
+				want = pb.SortField_SORT_DIRECTION_ASC_NULLS_FIRST
+			}
+			if got := w.Sorts[0].GetDirection(); got != want || w.Sorts[0].Expr.GetScalarFunction() == nil {
+				t.Errorf("%s: sorted %s on %v, want %s on the key negated", c.over, got, w.Sorts[0].Expr, want)
+			}
 		}
 	}
 }
