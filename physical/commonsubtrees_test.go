@@ -80,19 +80,25 @@ func TestRandomFallbacksStayApart(t *testing.T) {
 	}
 }
 
+// joinFilteredSide is t JOIN (SELECT k FROM t WHERE v < 20) ON k, built
+// anew at every call, and its filtered side.
+func joinFilteredSide() (*Join, *Pipeline) {
+	scan := func() Node { return &Scan{Table: "t", Columns: []string{"k", "v"}, Types: []gpu.Type{i64, i64}} }
+	small := &Pipeline{Input: scan(), Pipe: &gpu.Pipeline{
+		Inputs:  []gpu.Type{i64, i64},
+		Filter:  gpu.Call(gpu.OpLt, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, i64), gpu.Const(i64, gpu.Value{I64: 20})),
+		Project: []*gpu.Expr{gpu.Col(0, i64)},
+		Sink:    gpu.SinkMaterialize,
+	}}
+	return &Join{Left: scan(), Right: small, Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}}, small
+}
+
 // A join whose build side is a filter folds that filter into its probe
 // (probefold.go): the folded join reads the same children, so sharing
 // them must reach it too.
 func TestEqualFoldedProbesShare(t *testing.T) {
 	probe := func() Node {
-		scan := func() Node { return &Scan{Table: "t", Columns: []string{"k", "v"}, Types: []gpu.Type{i64, i64}} }
-		small := &Pipeline{Input: scan(), Pipe: &gpu.Pipeline{
-			Inputs:  []gpu.Type{i64, i64},
-			Filter:  gpu.Call(gpu.OpLt, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, i64), gpu.Const(i64, gpu.Value{I64: 20})),
-			Project: []*gpu.Expr{gpu.Col(0, i64)},
-			Sink:    gpu.SinkMaterialize,
-		}}
-		j := &Join{Left: scan(), Right: small, Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}}
+		j, _ := joinFilteredSide()
 		return &Pipeline{Input: j, Pipe: &gpu.Pipeline{
 			Inputs:  []gpu.Type{i64, i64, i64},
 			Project: []*gpu.Expr{gpu.Col(0, i64), gpu.Col(1, i64)},
@@ -115,14 +121,7 @@ func TestEqualFoldedProbesShare(t *testing.T) {
 
 // The folded join's children follow a replaced child of its node.
 func TestReplaceChildUnderFold(t *testing.T) {
-	scan := func() Node { return &Scan{Table: "t", Columns: []string{"k", "v"}, Types: []gpu.Type{i64, i64}} }
-	small := &Pipeline{Input: scan(), Pipe: &gpu.Pipeline{
-		Inputs:  []gpu.Type{i64, i64},
-		Filter:  gpu.Call(gpu.OpLt, gpu.Type{Kind: gpu.Bool}, gpu.Col(1, i64), gpu.Const(i64, gpu.Value{I64: 20})),
-		Project: []*gpu.Expr{gpu.Col(0, i64)},
-		Sink:    gpu.SinkMaterialize,
-	}}
-	j := &Join{Left: scan(), Right: small, Type: JoinInner, LeftKeys: []int{0}, RightKeys: []int{0}}
+	j, small := joinFilteredSide()
 	pp := FuseProbes(&Pipeline{Input: j, Pipe: &gpu.Pipeline{
 		Inputs:  []gpu.Type{i64, i64, i64},
 		Project: []*gpu.Expr{gpu.Col(0, i64)},
@@ -131,6 +130,7 @@ func TestReplaceChildUnderFold(t *testing.T) {
 	if pp.fold == nil || pp.fold.side != 1 {
 		t.Fatal("the test's join did not fold its right side")
 	}
+	scan := func() Node { return &Scan{Table: "t", Columns: []string{"k", "v"}, Types: []gpu.Type{i64, i64}} }
 	other, pre := scan(), &Pipeline{Input: scan(), Pipe: small.Pipe}
 	if !replaceChild(pp, pp.Join.Left, other) || !replaceChild(pp, small, pre) {
 		t.Fatal("replaceChild refused a fold's children")

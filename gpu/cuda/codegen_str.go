@@ -73,20 +73,14 @@ func (g *exprGen) strExpr(e *gpu.Expr, v, n string, args, nulls []string) error 
 	if len(e.Args) == 1 && e.Args[0].Type.Kind == gpu.Str {
 		return g.strRowExpr(e, v, n) // codegen_strrow.go
 	}
-	if isCodeIn(e) { // dictorder.go: a code in the merged dictionary
-		if len(e.Args) < 2 || e.Args[0].Type.Kind != gpu.Dict || e.Type.Kind != gpu.Dict {
-			return fmt.Errorf("%s takes dict arguments and gives dict", e)
-		}
-		w, err := strWord(g.p, e)
-		if err != nil {
-			return err
-		}
-		g.line("if (!%s) %s = ((const int32_t *)A.a[%d])[%s];", n, v, w, args[0])
-		return nil
-	}
-	if isPlaceIn(e) { // dictorder.go: a place, read from the table as a code is
-		if len(e.Args) != 2 || e.Args[0].Type.Kind != gpu.Dict || e.Args[1].Type.Kind != gpu.Dict || e.Type.Kind != gpu.Int32 {
+	if isPlaceIn(e) || isCodeIn(e) { // dictorder.go: a place, or a code in a merged dictionary
+		switch {
+		case isPlaceIn(e) && (len(e.Args) != 2 || e.Args[1].Type.Kind != gpu.Dict || e.Type.Kind != gpu.Int32):
 			return fmt.Errorf("%s takes two dict arguments and gives int32", e)
+		case isCodeIn(e) && (len(e.Args) < 2 || e.Type.Kind != gpu.Dict):
+			return fmt.Errorf("%s takes dict arguments and gives dict", e)
+		case e.Args[0].Type.Kind != gpu.Dict:
+			return fmt.Errorf("%s reads a dict value", e)
 		}
 		w, err := strWord(g.p, e)
 		if err != nil {

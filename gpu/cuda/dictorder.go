@@ -40,19 +40,8 @@ func mixDictionaries(p *gpu.Pipeline, cols []*column, mixes []*gpu.Expr) (*gpu.P
 	}
 	mixed := map[*gpu.Expr]bool{}
 	for _, e := range mixes {
-		var first *array.String
-		for i, a := range e.Args {
-			if e.Op == gpu.OpCase && !isCaseValue(i, len(e.Args)) {
-				continue
-			}
-			d := st.dictOf(a, cols)
-			if d == nil {
-				continue
-			}
-			if first != nil && !gpu.SameDictionary(first, d) {
-				mixed[e] = true
-			}
-			first = d
+		if meetsTwoDictionaries(e, func(a *gpu.Expr) *array.String { return st.dictOf(a, cols) }) {
+			mixed[e] = true
 		}
 	}
 	if len(mixed) == 0 {
@@ -71,6 +60,27 @@ func mixDictionaries(p *gpu.Pipeline, cols []*column, mixes []*gpu.Expr) (*gpu.P
 		c.Args = []*gpu.Expr{placeIn(x, y), placeIn(y, y)}
 		return &c, true
 	}), nil
+}
+
+// meetsTwoDictionaries reports whether e, a comparison or a CASE of Dict
+// values (scanPipeline's dictMixes), compares or picks values of two
+// different dictionaries, dictOf giving each argument's (nil for none).
+func meetsTwoDictionaries(e *gpu.Expr, dictOf func(*gpu.Expr) *array.String) bool {
+	var first *array.String
+	for i, a := range e.Args {
+		if e.Op == gpu.OpCase && !isCaseValue(i, len(e.Args)) {
+			continue
+		}
+		d := dictOf(a)
+		if d == nil {
+			continue
+		}
+		if first != nil && !gpu.SameDictionary(first, d) {
+			return true
+		}
+		first = d
+	}
+	return false
 }
 
 // codesInMerged is the arguments of CASE e (orig before its arguments were

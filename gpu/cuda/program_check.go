@@ -490,18 +490,8 @@ func (pd *ProgramChecker) Run(ctx context.Context, p *gpu.Pipeline, inputs []gpu
 	// which the interpreter does not hold: the generated kernel runs them,
 	// as here the host.
 	for _, e := range scanPipeline(p).dictMixes {
-		var first *array.String
-		for i, a := range e.Args {
-			if e.Op == gpu.OpCase && !isCaseValue(i, len(e.Args)) {
-				continue
-			}
-			d := argDictionary(a, ev.dicts)
-			if d != nil && first != nil && !gpu.SameDictionary(first, d) {
-				return pd.Device.Run(ctx, p, inputs)
-			}
-			if d != nil {
-				first = d
-			}
+		if meetsTwoDictionaries(e, func(a *gpu.Expr) *array.String { return argDictionary(a, ev.dicts) }) {
+			return pd.Device.Run(ctx, p, inputs)
 		}
 	}
 	for _, e := range pr.strs {
