@@ -125,6 +125,10 @@ func checkWindows(t *testing.T, dev gpu.Device) {
 		"SELECT o_orderkey, min(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS a, max(o_shippriority + o_custkey % 13) OVER (PARTITION BY o_orderstatus ORDER BY o_orderkey ROWS BETWEEN 30 PRECEDING AND 1 PRECEDING) AS b, max(o_totalprice) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS c, min(o_orderkey) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey RANGE BETWEEN 2 PRECEDING AND 2 FOLLOWING) AS e FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
 		// RANGE frames with offsets: ties, nulls first, empty frames, a
 		// float key, the frame's value at its first and last rows.
+		// min and max of doubles over sliding frames and running ones, in
+		// SQL's order: NaNs (0/0) above every number, nulls before NaNs
+		// (a running min's identity is NaN, not +Inf).
+		"SELECT o_orderkey, min(x) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS m, max(x) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN 1 PRECEDING AND 3 FOLLOWING) AS mx, min(x) OVER (PARTITION BY o_custkey ORDER BY o_orderkey ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS m2, max(x) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey RANGE BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS m3, min(x) OVER (PARTITION BY o_custkey ORDER BY o_orderkey) AS m4 FROM (SELECT o_orderkey, o_custkey, o_orderstatus, CASE WHEN o_orderkey % 3 = 0 THEN NULL WHEN o_orderkey % 7 = 1 THEN (o_totalprice::DOUBLE - o_totalprice::DOUBLE) / (o_totalprice::DOUBLE - o_totalprice::DOUBLE) ELSE o_totalprice::DOUBLE * (o_orderkey % 5 - 2) END AS x FROM orders WHERE o_custkey < 300) ORDER BY o_orderkey",
 		// RANGE frames under a descending key: BIGINT, DECIMAL and
 		// INTEGER keys negated, ascending (duckdb-bridge's
 		// descendingRangeKey), nulls first.

@@ -73,9 +73,11 @@ func ScanKind(k Kind) bool { return k == Int64 || k == Decimal64 || k == Decimal
 
 // ScanIdentity is the value op leaves unchanged in a scan of kind k, which
 // callers stand in for null values: 0 for sums, the largest value of the
-// kind for minimums and the smallest for maximums (infinities for floats,
-// +-(10^p - 1) for decimals of the largest precision p the kind holds).
-// ScanFill has none (the zero Value).
+// kind for minimums and the smallest for maximums (+-(10^p - 1) for
+// decimals of the largest precision p the kind holds; for floats, in SQL's
+// order, NaN above +Inf for minimums and -Inf for maximums: an identity of
+// +Inf made a running min over a null then a NaN +Inf, where DuckDB says
+// NaN). ScanFill has none (the zero Value).
 func ScanIdentity(op ScanOp, k Kind) Value {
 	sign := int64(1)
 	switch op {
@@ -90,7 +92,10 @@ func ScanIdentity(op ScanOp, k Kind) Value {
 	}
 	switch k {
 	case Float64:
-		return Value{F64: math.Inf(int(sign))}
+		if sign > 0 {
+			return Value{F64: math.NaN()}
+		}
+		return Value{F64: math.Inf(-1)}
 	case Decimal64:
 		return Value{I64: sign * (1e18 - 1)}
 	case Decimal128:

@@ -21,14 +21,14 @@ import (
 //     of length L is op of level floor(log2 L) at its first row and at
 //     2^k - 1 rows before its last. The levels go as far as the longest
 //     frame needs (found from the frames' ends, one small download).
-// Integers and decimals only: a float's NaN and a string's dictionary
-// stay on DuckDB.
+// Integers, decimals and floats (compared in SQL's order, NaN above every
+// number, as the scans fold them); a string's dictionary stays on DuckDB.
 
 // maxSparseLevels bounds the sparse table (frames of up to 2^20 rows).
 const maxSparseLevels = 20
 
 func (w *windowRun) slidingMinMax(ctx context.Context, f WindowFunc, cols []gpu.Column, part gpu.Column) (gpu.Column, error) {
-	if t := cols[f.Arg].Type(); t.Kind.IsFloat() || t.Kind == gpu.Dict {
+	if t := cols[f.Arg].Type(); t.Kind == gpu.Dict {
 		return nil, fmt.Errorf("window %s of %s over a sliding frame: %w", f.Agg, t, gpu.ErrUnsupported)
 	}
 	op := gpu.ScanMin
