@@ -11,7 +11,7 @@ import (
 	"github.com/rigel-db/rigel/gpu/host"
 )
 
-// The corpus functions (producer_funcs_corpus.go) on values the corpus
+// The corpus functions (producer_funcs_duckdb.go) on values the corpus
 // cannot hold: NaN and infinities, which DuckDB cannot write as plan
 // constants (its plan JSON would hold a bare NaN), live in a table here;
 // and make_date of days that do not exist, which is an error in DuckDB

@@ -325,7 +325,7 @@ func (p *producer) function(e *duckExpr, in []colType) (*pb.Expression, colType,
 	if e.ReturnType == nil {
 		return nil, colType{}, fmt.Errorf("duckdb plan: function %s without a return type", e.Name)
 	}
-	if g, t, ok, err := p.corpusFunction(e, in); ok { // producer_funcs_corpus.go
+	if g, t, ok, err := p.corpusFunction(e, in); ok { // producer_funcs_duckdb.go
 		return g, t, err
 	}
 	switch {

@@ -25,7 +25,7 @@ func rigelScalarRef(name string, keys []string) (funcRef, bool) {
 	case name == "+" && (keys2(keys, "date", "icompound") || keys2(keys, "pts", "icompound") || keys2(keys, "date", "i32")):
 		fn = "add"
 	case name == "-" && (keys2(keys, "date", "icompound") || keys2(keys, "pts", "icompound") || keys2(keys, "date", "date")):
-		// timestamp - timestamp: producer_funcs_corpus.go (an
+		// timestamp - timestamp: producer_funcs_duckdb.go (an
 		// interval_day result cast to DuckDB's INTERVAL).
 		fn = "subtract"
 	case (name == "ceil" || name == "ceiling" || name == "floor" || name == "round") && keys2(keys, "dec"):

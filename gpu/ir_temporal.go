@@ -2,7 +2,7 @@ package gpu
 
 // Timestamp arithmetic of the temporal work (translate/fn_temporal.go).
 // Timestamps are Int64 counts of 1/perSec seconds since 1970-01-01
-// 00:00:00 UTC (see ir_fnstr.go); numbered from 192 so that they never
+// 00:00:00 UTC (see ir_datetime.go); numbered from 192 so that they never
 // collide with the numeric (64+) and string (128+) operators. The CUDA code
 // generator refuses it for now (ErrUnsupported naming the op).
 const (

@@ -76,7 +76,7 @@ type StrFunc struct {
 // IsPredicate reports whether f gives a bool (OpStrPred) rather than a
 // string (OpStrMap).
 func (f *StrFunc) IsPredicate() bool {
-	if f.IsRowFunc() { // strtable_fnstr.go
+	if f.IsRowFunc() { // strrow_tables.go
 		return f.RowBool()
 	}
 	return f != nil && f.Kind != StrSubstring && f.Kind != StrOrderIn && f.Kind != StrCodeIn

@@ -13,7 +13,7 @@ import (
 )
 
 // Timestamps, times and intervals have no gpu.Kind: the device computes
-// them as Int64 counts of their Substrait unit (translate/temporal_fnstr.go).
+// them as Int64 counts of their Substrait unit (translate/temporal.go).
 // Retype, the root of such a plan, gives the downloaded Int64 columns their
 // Arrow types when the result is handed over; like Slice it is bookkeeping
 // on the Arrow batch, not device work.

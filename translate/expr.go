@@ -212,7 +212,7 @@ func (c exprConv) scalar(f *expr.ScalarFunction) (*gpu.Expr, error) {
 	if g, ok, err := c.temporalScalar(fn, f); ok { // fn_temporal.go: timestamp and interval results
 		return g, err
 	}
-	if g, ok, err := c.corpusScalar(fn, f); ok { // fn_corpus.go: sign, make_date
+	if g, ok, err := c.corpusScalar(fn, f); ok { // fn_sign_makedate.go: sign, make_date
 		return g, err
 	}
 	if g, ok, err := c.numericScalar(fn, f); ok { // fn_num.go: reads its own options

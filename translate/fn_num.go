@@ -94,7 +94,7 @@ func (c exprConv) numericScalar(fn substrait.Func, f *expr.ScalarFunction) (g *g
 	case substrait.FnCoalesce:
 		if stringLiteralArg(f) {
 			// A string literal has no dictionary for a CASE to mix in: a
-			// row-wise string function (fn_fnstr.go) takes it.
+			// row-wise string function (fn_strrow.go) takes it.
 			return nil, false, nil
 		}
 	default:

@@ -12,7 +12,7 @@ import (
 )
 
 // Arithmetic of functions_datetime.yaml that gives a timestamp or an
-// interval, on the Int64 carriage of temporal_fnstr.go (the plan's result
+// interval, on the Int64 carriage of temporal.go (the plan's result
 // gets its Arrow type from physical.Retype):
 //   - add_intervals(interval_day<P>, interval_day<P>), (interval_year,
 //     interval_year): Int64 addition, overflow an error;
@@ -27,7 +27,7 @@ import (
 // not model.
 
 // temporalScalar converts the functions above; ok is false for what other
-// paths convert (date results: datetime_fnstr.go).
+// paths convert (date results: datetime.go).
 func (c exprConv) temporalScalar(fn substrait.Func, f *expr.ScalarFunction) (g *gpu.Expr, ok bool, err error) {
 	if !strings.Contains(f.ID().URN, "functions_datetime") {
 		return nil, false, nil

@@ -9,7 +9,7 @@ import (
 )
 
 // temporalOutput describes the plan's result columns that are timestamps,
-// times or intervals (Int64 on the device, temporal_fnstr.go), for the
+// times or intervals (Int64 on the device, temporal.go), for the
 // physical.Retype at the root that gives them their Arrow types; nil when
 // there are none.
 func temporalOutput(root plan.Rel) ([]physical.RetypeCol, error) {

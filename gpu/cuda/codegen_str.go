@@ -113,8 +113,8 @@ func (g *exprGen) strExpr(e *gpu.Expr, v, n string, args, nulls []string) error 
 	return nil
 }
 
-// dateAdd emits OpAddMonths and OpAddDayInterval (gpu/ir_fnstr.go), as
-// gpu/host's eval_fnstr_time.go computes them: months move the civil date
+// dateAdd emits OpAddMonths and OpAddDayInterval (gpu/ir_datetime.go), as
+// gpu/host's eval_datetime.go computes them: months move the civil date
 // (its day clamped to the new month's last), a day interval must be whole
 // days; a result beyond int32 days raises RG_OVERFLOW, an interval that is
 // not whole days RG_DOMAIN.

@@ -38,16 +38,16 @@ func cases() []testCase {
 	all = append(all, errorCases()...)
 	all = append(all, stringCases()...)
 	all = append(all, joinCases()...)
-	all = append(all, fnstrCases()...)
+	all = append(all, strRowCases()...)
 	all = append(all, temporalCases()...)
-	all = append(all, corpusCases()...)  // cases_corpus.go
-	all = append(all, strColCases()...)  // cases_strcol.go
-	all = append(all, strFlowCases()...) // cases_strflow.go
-	all = append(all, segmentCases()...) // cases_segments.go
-	all = append(all, packedCases()...)  // cases_packed.go
-	all = append(all, windowCases()...)  // cases_window.go
-	all = append(all, avgCases()...)     // cases_avg.go
-	all = append(all, statCases()...)    // cases_stats.go
+	all = append(all, signMakeDateCases()...) // cases_sign_makedate.go
+	all = append(all, strColCases()...)       // cases_strcol.go
+	all = append(all, strFlowCases()...)      // cases_strflow.go
+	all = append(all, segmentCases()...)      // cases_segments.go
+	all = append(all, packedCases()...)       // cases_packed.go
+	all = append(all, windowCases()...)       // cases_window.go
+	all = append(all, avgCases()...)          // cases_avg.go
+	all = append(all, statCases()...)         // cases_stats.go
 	return all
 }
 

@@ -57,7 +57,7 @@ type checker struct {
 	// tabs holds the tables of the string operations (strings.go).
 	tabs map[*gpu.Expr]*strTab
 	// cols and n: the input columns, for the row-wise string functions
-	// whose result dictionary is built from every row (eval_fnstr.go).
+	// whose result dictionary is built from every row (eval_strrow.go).
 	cols []*column
 	n    int
 }
@@ -256,7 +256,7 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 		return nil, checkTemporal(e)
 	case gpu.OpAddMonthsTs:
 		return nil, checkTemporalTs(e)
-	case gpu.OpMakeDate: // eval_corpus.go
+	case gpu.OpMakeDate: // eval_datetime.go
 		return nil, checkMakeDate(e)
 	case gpu.OpAvgDivide: // eval_avg.go
 		return nil, checkAvgDivide(e)

@@ -174,7 +174,7 @@ func eval(e *gpu.Expr, b *batch) (*vec, error) {
 		return evalTemporal(e, b)
 	case gpu.OpAddMonthsTs:
 		return evalTemporalTs(e, b)
-	case gpu.OpMakeDate: // eval_corpus.go
+	case gpu.OpMakeDate: // eval_datetime.go
 		return evalMakeDate(e, b)
 	case gpu.OpAvgDivide: // eval_avg.go
 		return evalAvgDivide(e, b)

@@ -15,7 +15,7 @@ type strTab struct {
 	pred  []byte
 	codes []int32
 	dict  *array.String
-	row   *rowTab // OpStrRow (eval_fnstr.go)
+	row   *rowTab // OpStrRow (eval_strrow.go)
 	// match: OpStrPred over a Str value, per row (strcol_strings.go).
 	match *gpu.StrMatcher
 	// cross: a comparison of two Dict values of different dictionaries,

@@ -1,5 +1,5 @@
 -- Edge values and NULL arguments of the DuckDB functions that need more
--- than a name lookup in the producer (duckdb-bridge/producer_funcs_corpus.go).
+-- than a name lookup in the producer (duckdb-bridge/producer_funcs_duckdb.go).
 -- name: fn_round_decimal_digits
 SELECT id, round(d4, 0) AS a, round(d4, -1) AS b, round(d4, 3) AS c, round(d4, 6) AS e, round(d2, 1) AS f, round(d1, -2) AS g FROM w;
 -- name: fn_round_decimal_half_away

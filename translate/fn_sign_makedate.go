@@ -9,7 +9,7 @@ import (
 	"github.com/rigel-db/rigel/substrait"
 )
 
-// Functions of the producer corpus's DuckDB functions (substrait/functions_corpus.go):
+// Functions of the producer corpus's DuckDB functions (substrait/functions_rigel.go):
 //   - sign: the standard sign of an integer (-1, 0 or 1 of its type) and
 //     rigel's sign of a float (TINYINT; 0 for 0, -0.0 and NaN), both built
 //     from comparisons and a Case, which every device runs;

@@ -1,7 +1,7 @@
 package substrait
 
 // String functions of functions_string.yaml that run row by row
-// (gpu.OpStrRow) or through dictionary tables (translate/fn_fnstr.go).
+// (gpu.OpStrRow) or through dictionary tables (translate/fn_strrow.go).
 const (
 	FnConcat       Func = "concat"
 	FnConcatWS     Func = "concat_ws"
@@ -37,6 +37,6 @@ func init() {
 		FnLeft, FnRight, FnLpad, FnRpad, FnLtrim, FnRtrim, FnTrim, FnRepeat, FnReplace,
 		FnReverse, FnRegexpCount, FnRegexpMatch, FnRegexpRepl,
 		FnStrpos, FnCountSubstr, FnSwapcase, FnCapitalize, FnReplaceSlice, FnCenter)
-	// Date arithmetic with intervals (translate/datetime_fnstr.go).
+	// Date arithmetic with intervals (translate/datetime.go).
 	catalogue["functions_datetime"] = append(catalogue["functions_datetime"], FnAdd, FnSubtract)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/rigel-db/rigel/gpu"
 )
 
-// Row-wise string functions (gpu.OpStrRow, see gpu/ir_fnstr.go): each row's
+// Row-wise string functions (gpu.OpStrRow, see gpu/ir_strrow.go): each row's
 // arguments are read (strings through their dictionaries), the function is
 // applied by gpu's EvalRow, and a string result is coded in a dictionary
 // that the checker built beforehand from every input row.

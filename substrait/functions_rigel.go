@@ -1,6 +1,6 @@
 package substrait
 
-// Functions of the producer corpus's DuckDB functions (translate/fn_corpus.go):
+// Functions of the producer corpus's DuckDB functions (translate/fn_sign_makedate.go):
 // the standard sign of integers, and rigel's own sign of floats (TINYINT,
 // 0 for NaN) and make_date (extensions/functions_rigel.yaml). Registered
 // from init so that other catalogue additions merge without conflicts.

@@ -8,13 +8,13 @@ import (
 	"github.com/rigel-db/rigel/gpu"
 )
 
-// The corpus functions (translate/fn_corpus.go): the sign of a float as
+// The corpus functions (translate/fn_sign_makedate.go): the sign of a float as
 // translate builds it (a Case over comparisons, which every device runs),
-// and OpMakeDate (gpu/ir_corpus.go), which a device that does not run it
+// and OpMakeDate (gpu/ir_datetime.go), which a device that does not run it
 // yet (the CUDA code generator) must refuse with ErrUnsupported: the case
 // then checks that and skips. Expectations are DuckDB's, by hand.
 
-func corpusCases() []testCase {
+func signMakeDateCases() []testCase {
 	return []testCase{
 		{"corpus/float_sign", testFloatSign},
 		{"corpus/make_date", testMakeDate},

@@ -11,12 +11,12 @@ import (
 	"github.com/rigel-db/rigel/gpu"
 )
 
-// Row-wise string functions (OpStrRow, gpu/ir_fnstr.go). A device that
+// Row-wise string functions (OpStrRow, gpu/ir_strrow.go). A device that
 // does not run them must refuse them with ErrUnsupported: the case then
 // checks that and skips (the host and CUDA devices run them all). Expectations are
 // written by hand from functions_string.yaml and its test cases.
 
-func fnstrCases() []testCase {
+func strRowCases() []testCase {
 	return []testCase{
 		{"strrow/concat_columns", testRowConcat},
 		{"strrow/numeric_args", testRowNumericArgs},
@@ -126,7 +126,7 @@ func testRowRegexp(t *testing.T, dev gpu.Device) {
 	x, re := gpu.Col(0, ts), gpu.Col(1, tp)
 	str := gpu.Type{Kind: gpu.Dict, Nullable: true}
 	// Occurrence 1: the first match (occurrence 0 with several matches is
-	// refused, see gpu/regexp_fnstr.go).
+	// refused, see gpu/regexp.go).
 	one := gpu.Const(TI64, gpu.Value{I64: 1})
 	rep := gpu.RowCall(&gpu.StrFunc{Kind: gpu.StrRowRegexpReplace, List: []string{`<\0>`}}, str, x, re, gpu.Const(TDict, gpu.Value{}), one, one)
 	pl := &gpu.Pipeline{Inputs: []gpu.Type{ts, tp}, Sink: gpu.SinkMaterialize, Project: []*gpu.Expr{
@@ -211,7 +211,7 @@ func testAddMonths(t *testing.T, dev gpu.Device) {
 }
 
 // Row functions whose only column is their first string run through the
-// dictionary tables (gpu/strtable_fnstr.go): every device runs them.
+// dictionary tables (gpu/strrow_tables.go): every device runs them.
 func testRowTables(t *testing.T, dev gpu.Device) {
 	arr := MakeArray(String, "abc", "bb", "abc", nil, "été")
 	x := gpu.Col(0, inputType(arr))

@@ -10,7 +10,7 @@ import (
 )
 
 // The code generator refuses row-wise string functions (gpu.OpStrRow,
-// gpu/ir_fnstr.go: the device evaluates them on the host before any
+// gpu/ir_strrow.go: the device evaluates them on the host before any
 // kernel, rowstrings.go) and OpTimePart with ErrUnsupported naming the op,
 // never with a panic or a kernel that computes something else.
 func TestCodegenRefusesStrRow(t *testing.T) {
@@ -39,7 +39,7 @@ func TestCodegenRefusesStrRow(t *testing.T) {
 	}
 }
 
-// Row functions in their dictionary-table form (gpu/strtable_fnstr.go) are
+// Row functions in their dictionary-table form (gpu/strrow_tables.go) are
 // ordinary OpStrMap/OpStrPred nodes: the kernels compile.
 func TestNVRTCCompilesRowTables(t *testing.T) {
 	skipNoNVRTC(t)
@@ -55,7 +55,7 @@ func TestNVRTCCompilesRowTables(t *testing.T) {
 	compileClean(t, "row_tables", src)
 }
 
-// Date plus months or a day interval (gpu/ir_fnstr.go) and a float's cast
+// Date plus months or a day interval (gpu/ir_datetime.go) and a float's cast
 // to an integer compile; the battery's time/add_months_days and
 // cast/float_to_int check the values on a GPU.
 func TestNVRTCCompilesDateArithmetic(t *testing.T) {
@@ -72,4 +72,35 @@ func TestNVRTCCompilesDateArithmetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	compileClean(t, "date_arithmetic", src)
+}
+
+// The code generator refuses OpMakeDate (gpu/ir_datetime.go) with
+// ErrUnsupported naming the op, so that the engine falls back.
+func TestCodegenRefusesMakeDate(t *testing.T) {
+	y := gpu.Col(0, nul(tI64))
+	e := call(gpu.OpMakeDate, nul(tDate), y, ci(tI64, 2), ci(tI64, 29))
+	p := &gpu.Pipeline{Inputs: []gpu.Type{nul(tI64)}, Project: []*gpu.Expr{e}, Sink: gpu.SinkMaterialize}
+	_, err := pipelineSource(p, []int{0})
+	if err == nil || !errors.Is(err, gpu.ErrUnsupported) || !strings.Contains(err.Error(), "make_date") {
+		t.Fatalf("generate gave %v, want ErrUnsupported naming make_date", err)
+	}
+}
+
+// The sign of a float as translate builds it (translate/fn_sign_makedate.go: a
+// Case over comparisons, -x < 0 for "positive" so that NaN gives 0)
+// compiles with NVRTC.
+func TestNVRTCCompilesFloatSign(t *testing.T) {
+	skipNoNVRTC(t)
+	x := gpu.Col(0, nul(tF64))
+	sign := call(gpu.OpCase, nul(tI8),
+		call(gpu.OpIsNull, tBool, x), gpu.Const(nul(tI8), gpu.Value{Null: true}),
+		call(gpu.OpLt, nul(tBool), x, cf(tF64, 0)), ci(tI8, -1),
+		call(gpu.OpLt, nul(tBool), call(gpu.OpNeg, nul(tF64), x), cf(tF64, 0)), ci(tI8, 1),
+		ci(tI8, 0))
+	p := &gpu.Pipeline{Inputs: []gpu.Type{nul(tF64)}, Project: []*gpu.Expr{sign}, Sink: gpu.SinkMaterialize}
+	src, err := pipelineSource(p, []int{0})
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	compileClean(t, "float_sign", src)
 }

@@ -14,7 +14,7 @@ import (
 
 // Datetime functions of functions_datetime.yaml over timestamps, times and
 // dates (gpu.OpTimePart, OpAddMonths, OpAddDayInterval); timestamps and
-// intervals arrive as their Int64 carriage (temporal_fnstr.go).
+// intervals arrive as their Int64 carriage (temporal.go).
 
 var timeParts = map[string]gpu.TimePart{
 	"YEAR": gpu.PartYear, "ISO_YEAR": gpu.PartISOYear, "QUARTER": gpu.PartQuarter,

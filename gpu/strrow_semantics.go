@@ -11,7 +11,7 @@ import (
 )
 
 // The semantics of one row of a row-wise string function (OpStrRow, see
-// ir_fnstr.go), shared by every device. Definitions follow Substrait's
+// ir_strrow.go), shared by every device. Definitions follow Substrait's
 // functions_string.yaml and its test cases; lengths, positions and counts
 // are in code points.
 

@@ -23,7 +23,7 @@ import "fmt"
 //     string, and a literal has no dictionary. Str.Pattern is reserved for
 //     regexp flags (none is implemented: devices refuse a non-empty one).
 //   - The semantics of one row live here in package gpu (EvalRow in
-//     strrow_fnstr.go), shared by every device, as the dictionary tables'
+//     strrow_semantics.go), shared by every device, as the dictionary tables'
 //     are (strfunc.go): one definition of what the function means.
 //   - The result is Bool, an integer kind, or Dict. A Dict result needs a
 //     dictionary, which for OpStrRow depends on every row's combination of
@@ -40,7 +40,7 @@ import "fmt"
 //   - A row function whose only non-constant argument is its first string
 //     is a function of that string: the translator then emits it as an
 //     OpStrMap/OpStrPred whose Str has the StrRow kind (constants in
-//     Str.List, see strtable_fnstr.go), which every device, CUDA included,
+//     Str.List, see strrow_tables.go), which every device, CUDA included,
 //     runs through the dictionary tables. OpStrRow is for the rest.
 //   - The CUDA code generator does not emit OpStrRow. The CUDA device
 //     evaluates such a function on the host over its downloaded arguments
@@ -155,59 +155,4 @@ func (f *StrFunc) RowName() string {
 // RowCall returns the row-wise string function f of args, of type t.
 func RowCall(f *StrFunc, t Type, args ...*Expr) *Expr {
 	return &Expr{Op: OpStrRow, Type: t, Args: args, Str: f}
-}
-
-// Datetime operations (fn-string's brief covers datetime too). Timestamps,
-// times and intervals have no Kind: the translator carries them as Int64 in
-// the units of their Substrait type (translate/temporal_fnstr.go), and these
-// operations take the unit as a constant argument. The CUDA code generator
-// refuses them for now (ErrUnsupported naming the op).
-const (
-	// OpTimePart: Args = [x, part, perSec]: the calendar or clock field
-	// part (a TimePart, an Int64 constant) of x, as Int64; null in, null
-	// out. x is a Date32, or an Int64 count of 1/perSec seconds (perSec an
-	// Int64 constant > 0) since 1970-01-01 00:00:00 (a timestamp, in UTC)
-	// or since midnight (a time). Calendar fields are the proleptic
-	// Gregorian calendar's; indexes count from 1 (QUARTER 1-4, MONTH 1-12,
-	// DAY 1-31, DAY_OF_YEAR 1-366, day of week 1-7, ISO week 1-53).
-	OpTimePart Op = 129 + iota
-	// OpAddMonths: Args = [d Date32, months Int64]: d plus months calendar
-	// months, the day clamped to the last day of the resulting month
-	// (2020-01-31 + 1 month = 2020-02-29); ErrOverflow beyond int32 days.
-	OpAddMonths
-	// OpAddDayInterval: Args = [d Date32, v Int64, perDay Int64 constant]:
-	// d plus the day interval v given in 1/perDay days; an interval that is
-	// not a whole number of days is an error for that row (the result is
-	// a date); ErrOverflow beyond int32 days.
-	OpAddDayInterval
-)
-
-// TimePart is the field OpTimePart extracts.
-type TimePart int64
-
-const (
-	PartYear      TimePart = iota + 1
-	PartISOYear            // ISO 8601 week-numbering year
-	PartQuarter            // 1-4
-	PartMonth              // 1-12
-	PartDay                // 1-31
-	PartDayOfYear          // 1-366
-	PartMondayDOW          // Monday 1 .. Sunday 7
-	PartSundayDOW          // Sunday 1 .. Saturday 7
-	PartISOWeek            // 1-53
-	PartHour               // 0-23
-	PartMinute             // 0-59
-	PartSecond             // 0-59
-	PartSubsecond          // microseconds since the last full second
-	PartUnixTime           // whole seconds since the epoch (floor)
-	partEnd
-)
-
-// Valid reports whether p is a known part.
-func (p TimePart) Valid() bool { return p >= PartYear && p < partEnd }
-
-func init() {
-	opNames[OpTimePart] = "time_part"
-	opNames[OpAddMonths] = "add_months"
-	opNames[OpAddDayInterval] = "add_day_interval"
 }

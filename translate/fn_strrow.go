@@ -10,7 +10,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
-// String functions evaluated row by row (gpu.OpStrRow, gpu/ir_fnstr.go):
+// String functions evaluated row by row (gpu.OpStrRow, gpu/ir_strrow.go):
 // the functions of functions_string.yaml whose arguments are columns, or
 // which the dictionary tables (strings.go) do not cover. A string literal
 // argument cannot be an IR value (gpu.Value holds no string): it goes into
@@ -232,7 +232,7 @@ func (c exprConv) stringScalar(fn substrait.Func, f *expr.ScalarFunction) (g *gp
 }
 
 // tableForm is the dictionary-table form of a row function whose only
-// non-constant argument is its first string (gpu/strtable_fnstr.go): it
+// non-constant argument is its first string (gpu/strrow_tables.go): it
 // runs on every device. Nil when the call has no such form.
 func tableForm(sf *gpu.StrFunc, out gpu.Type, args []*gpu.Expr) *gpu.Expr {
 	if len(args) == 0 || args[0].Type.Kind != gpu.Dict || args[0].Op == gpu.OpConst || !sf.RowNullIn() {
