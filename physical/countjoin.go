@@ -37,7 +37,7 @@ func (c *CountJoin) Describe() string {
 }
 
 func countable(j *Join) bool {
-	return (j.Type == JoinSemi || j.Type == JoinAnti) && len(j.LeftKeys) > 0
+	return j.Type.LeftOnly() && len(j.LeftKeys) > 0
 }
 
 func newCountJoin(j *Join) *CountJoin {

@@ -34,6 +34,17 @@ var joinTypeNames = map[JoinType]string{
 
 func (t JoinType) String() string { return joinTypeNames[t] }
 
+// LeftOnly reports whether the join gives Left's columns only (semi, anti).
+func (t JoinType) LeftOnly() bool { return t == JoinSemi || t == JoinAnti }
+
+// PadsLeft reports whether the join keeps right rows without a match, with
+// null left columns (right, full).
+func (t JoinType) PadsLeft() bool { return t == JoinRight || t == JoinFull }
+
+// PadsRight reports whether the join keeps left rows without a match, with
+// null right columns (left, full, single).
+func (t JoinType) PadsRight() bool { return t == JoinLeft || t == JoinFull || t == JoinSingle }
+
 // ErrSubqueryRows is DuckDB's error for a scalar subquery that returned
 // more than one row; the engine reports it as the query's error. Devices
 // report it as gpu.ErrSubqueryRows, the same error.
@@ -57,15 +68,15 @@ func (j *Join) Children() []Node { return []Node{j.Left, j.Right} }
 
 func (j *Join) OutputTypes() []gpu.Type {
 	lt, rt := j.Left.OutputTypes(), j.Right.OutputTypes()
-	if j.Type == JoinSemi || j.Type == JoinAnti {
+	if j.Type.LeftOnly() {
 		return lt
 	}
 	out := make([]gpu.Type, 0, len(lt)+len(rt))
 	for _, t := range lt {
-		out = append(out, t.WithNullable(t.Nullable || j.Type == JoinRight || j.Type == JoinFull))
+		out = append(out, t.WithNullable(t.Nullable || j.Type.PadsLeft()))
 	}
 	for _, t := range rt {
-		out = append(out, t.WithNullable(t.Nullable || j.Type == JoinLeft || j.Type == JoinFull || j.Type == JoinSingle))
+		out = append(out, t.WithNullable(t.Nullable || j.Type.PadsRight()))
 	}
 	return out
 }
@@ -142,7 +153,7 @@ func (r *run) joinSwapping(ctx context.Context, j *Join, left, right []gpu.Colum
 			return nil, err
 		}
 	}
-	if j.Type == JoinRight || j.Type == JoinFull {
+	if j.Type.PadsLeft() {
 		lost, err := r.unmatched(ctx, b, nr)
 		if err != nil {
 			return nil, err
@@ -151,13 +162,11 @@ func (r *run) joinSwapping(ctx context.Context, j *Join, left, right []gpu.Colum
 			return nil, err
 		}
 	}
-	padLeft := j.Type == JoinRight || j.Type == JoinFull
-	padRight := j.Type == JoinLeft || j.Type == JoinFull || j.Type == JoinSingle
-	lc, err := r.gather(ctx, left, p, padLeft)
+	lc, err := r.gather(ctx, left, p, j.Type.PadsLeft())
 	if err != nil {
 		return nil, err
 	}
-	rc, err := r.gather(ctx, right, b, padRight)
+	rc, err := r.gather(ctx, right, b, j.Type.PadsRight())
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +234,7 @@ func crossTypes(j *Join) []gpu.Type {
 				types = append(types, t)
 			}
 		}
-	case j.Type != JoinSemi && j.Type != JoinAnti:
+	case !j.Type.LeftOnly():
 		types = append(types, j.OutputTypes()...)
 	}
 	return types

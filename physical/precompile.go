@@ -340,7 +340,7 @@ func (f *foresight) join(j *Join, l, r shape) shape {
 
 // joined is a Join's output shape over its sides'.
 func joined(j *Join, l, r shape) shape {
-	if j.Type == JoinSemi || j.Type == JoinAnti {
+	if j.Type.LeftOnly() {
 		return shape{dicts: l.dicts, rows: rowBounds{0, l.rows.hi}}
 	}
 	return shape{dicts: concatDicts(l, r), rows: rowBounds{0, unbounded}}

@@ -205,7 +205,7 @@ func fuseLeft(j *Join, p *gpu.Pipeline) Node {
 // right side. So does a full equi-join, on a device that is also a
 // gpu.ProbeCounter (fulljoin.go).
 func fusableOuter(j *Join) bool {
-	return (j.Type == JoinLeft || j.Type == JoinSingle || j.Type == JoinFull) && len(j.LeftKeys) > 0
+	return j.Type.PadsRight() && len(j.LeftKeys) > 0
 }
 
 // inputsMatch: the pipeline reads the join's columns as they are (a
