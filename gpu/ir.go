@@ -111,6 +111,10 @@ func (o Op) String() string {
 	return fmt.Sprintf("op(%d)", uint8(o))
 }
 
+// IsCaseValue says whether argument i of an OpCase with n arguments is a
+// value (a THEN or the ELSE) rather than a condition.
+func IsCaseValue(i, n int) bool { return i%2 == 1 || i == n-1 }
+
 // Expr is a typed expression over the input columns of a Pipeline.
 type Expr struct {
 	Op    Op

@@ -282,7 +282,7 @@ func (st *strTables) dictOf(e *gpu.Expr, cols []*column) *array.String {
 		return nil
 	case gpu.OpCase:
 		for i, a := range e.Args {
-			if isCaseValue(i, len(e.Args)) {
+			if gpu.IsCaseValue(i, len(e.Args)) {
 				if d := st.dictOf(a, cols); d != nil {
 					return d
 				}
@@ -298,9 +298,6 @@ func (st *strTables) dictOf(e *gpu.Expr, cols []*column) *array.String {
 	return nil
 }
 
-// isCaseValue says whether argument i of a CASE with n arguments is a
-// value (a THEN or the ELSE) rather than a condition.
-func isCaseValue(i, n int) bool { return i%2 == 1 || i == n-1 }
 
 // checkDictMixing refuses a pipeline that compares or mixes codes of two
 // different dictionaries (two string columns of different tables, say): a
@@ -330,7 +327,7 @@ func (st *strTables) checkDictMixing(p *gpu.Pipeline, cols []*column) error {
 			}
 			var first *array.String
 			for i, a := range e.Args {
-				if !isCaseValue(i, len(e.Args)) {
+				if !gpu.IsCaseValue(i, len(e.Args)) {
 					continue
 				}
 				d := st.dictOf(a, cols)

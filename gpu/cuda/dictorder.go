@@ -68,7 +68,7 @@ func mixDictionaries(p *gpu.Pipeline, cols []*column, mixes []*gpu.Expr) (*gpu.P
 func meetsTwoDictionaries(e *gpu.Expr, dictOf func(*gpu.Expr) *array.String) bool {
 	var first *array.String
 	for i, a := range e.Args {
-		if e.Op == gpu.OpCase && !isCaseValue(i, len(e.Args)) {
+		if e.Op == gpu.OpCase && !gpu.IsCaseValue(i, len(e.Args)) {
 			continue
 		}
 		d := dictOf(a)
@@ -89,13 +89,13 @@ func meetsTwoDictionaries(e *gpu.Expr, dictOf func(*gpu.Expr) *array.String) boo
 func codesInMerged(orig, e *gpu.Expr, cols []*column, st *strTables) []*gpu.Expr {
 	var values []*gpu.Expr
 	for i, a := range e.Args {
-		if isCaseValue(i, len(e.Args)) && st.dictOf(orig.Args[i], cols) != nil {
+		if gpu.IsCaseValue(i, len(e.Args)) && st.dictOf(orig.Args[i], cols) != nil {
 			values = append(values, a)
 		}
 	}
 	args := append([]*gpu.Expr(nil), e.Args...)
 	for i, a := range e.Args {
-		if !isCaseValue(i, len(e.Args)) || st.dictOf(orig.Args[i], cols) == nil {
+		if !gpu.IsCaseValue(i, len(e.Args)) || st.dictOf(orig.Args[i], cols) == nil {
 			continue
 		}
 		in := append([]*gpu.Expr{a}, values...)

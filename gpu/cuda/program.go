@@ -616,7 +616,7 @@ func (pr *program) caseExpr(e *gpu.Expr) (int, error) {
 		return 0, fmt.Errorf("case takes pairs and an else, got %d arguments", len(e.Args))
 	}
 	for i, a := range e.Args {
-		if isCaseValue(i, len(e.Args)) && a.Type.Kind != e.Type.Kind {
+		if gpu.IsCaseValue(i, len(e.Args)) && a.Type.Kind != e.Type.Kind {
 			return 0, fmt.Errorf("case value %s of %s gives %s: %w", a, a.Type, e.Type, errNoProgram)
 		}
 	}

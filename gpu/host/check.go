@@ -226,7 +226,7 @@ func (c *checker) check(e *gpu.Expr) (*array.String, error) {
 		var dict *array.String
 		mixed := false
 		for i, a := range e.Args {
-			if i%2 == 0 && i != len(e.Args)-1 {
+			if !gpu.IsCaseValue(i, len(e.Args)) {
 				if a.Type.Kind != gpu.Bool {
 					return nil, bad("condition %s is %s, not bool", a, a.Type)
 				}

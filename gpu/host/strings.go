@@ -34,14 +34,14 @@ type strTab struct {
 func (c *checker) mergeCaseDicts(e *gpu.Expr, argDicts []*array.String) *array.String {
 	var values []*array.String
 	for i := range e.Args {
-		if isCaseValue(i, len(e.Args)) {
+		if gpu.IsCaseValue(i, len(e.Args)) {
 			values = append(values, argDicts[i])
 		}
 	}
 	merged, _ := gpu.MergeDictionaries(values...)
 	t := &strTab{dict: merged, caseCodes: map[int][]int32{}}
 	for i, d := range argDicts {
-		if isCaseValue(i, len(e.Args)) && d != nil {
+		if gpu.IsCaseValue(i, len(e.Args)) && d != nil {
 			t.caseCodes[i] = gpu.DictCodeMap(d, merged)
 		}
 	}
@@ -52,9 +52,6 @@ func (c *checker) mergeCaseDicts(e *gpu.Expr, argDicts []*array.String) *array.S
 	return merged
 }
 
-// isCaseValue says whether argument i of a CASE with n arguments is a
-// value (a THEN or the ELSE) rather than a condition.
-func isCaseValue(i, n int) bool { return i%2 == 1 || i == n-1 }
 
 // checkStr type-checks OpStrPred/OpStrMap and builds its table from the
 // argument's dictionary; it returns the result's dictionary.
