@@ -179,11 +179,7 @@ func (p *producer) roundDecimal(e *duckExpr, in []colType) (*pb.Expression, colT
 	if w >= 38 {
 		w = 37 // d >= S: nothing is rounded, so no carry; the result keeps x's type
 	}
-	inner := colType{duck: duckType{ID: "DECIMAL", TypeInfo: &struct {
-		Type  string `json:"type"`
-		Width int32  `json:"width"`
-		Scale int32  `json:"scale"`
-	}{Type: "DECIMAL_TYPE_INFO", Width: w + 1, Scale: s}}, nullable: true}
+	inner := decimalCol(w+1, s, true)
 	r, _, err := p.call(funcRef{urnRoundingDec, "round:dec_i32", optRound}, inner, valueArgs(args[0], i32Literal(int32(d)))...)
 	if err != nil {
 		return nil, colType{}, true, err

@@ -25,6 +25,16 @@ type colType struct {
 	rowID bool
 }
 
+// decimalCol is a DECIMAL(width, scale) column type, for values the
+// producer computes itself (DuckDB's plan carries no type for them).
+func decimalCol(width, scale int32, nullable bool) colType {
+	return colType{duck: duckType{ID: "DECIMAL", TypeInfo: &struct {
+		Type  string `json:"type"`
+		Width int32  `json:"width"`
+		Scale int32  `json:"scale"`
+	}{Type: "DECIMAL_TYPE_INFO", Width: width, Scale: scale}}, nullable: nullable}
+}
+
 func (c colType) String() string {
 	if c.nullable {
 		return c.duck.String() + "?"

@@ -213,11 +213,7 @@ func (p *producer) descendingRangeKey(o duckOrder, in []colType) (*pb.SortField,
 			neg, _, err = p.call(funcRef{urnArithmetic, "negate:i64", optIntArith}, wide, valueArgs(x)...)
 		}
 	case "BIGINT", "HUGEINT":
-		wide := colType{duck: duckType{ID: "DECIMAL", TypeInfo: &struct {
-			Type  string `json:"type"`
-			Width int32  `json:"width"`
-			Scale int32  `json:"scale"`
-		}{Type: "DECIMAL_TYPE_INFO", Width: 38, Scale: 0}}, nullable: t.nullable}
+		wide := decimalCol(38, 0, t.nullable)
 		if x, _, err = p.castTo(x, wide, false); err == nil {
 			neg, _, err = p.decimalNegate(x, wide, wide)
 		}
