@@ -33,18 +33,18 @@ import (
 // they are: their rewrites move nodes between a body run per part and
 // the run around it, where one node would stand for two different inputs.
 func ShareCommonSubtrees(root Node) Node {
+	s := &sharer{canon: map[string]Node{}, keyOf: map[Node]string{}, ids: map[Node]int{}, nodes: map[uintptr]Node{}}
 	partwise := false
 	walkPlan(root, func(n Node) {
 		switch n.(type) {
 		case *Chunked, *PartitionedJoin, *PartitionSlot:
 			partwise = true
 		}
+		s.nodes[reflect.ValueOf(n).Pointer()] = n
 	})
 	if partwise {
 		return root
 	}
-	s := &sharer{canon: map[string]Node{}, keyOf: map[Node]string{}, ids: map[Node]int{}, nodes: map[uintptr]Node{}}
-	walkPlan(root, func(n Node) { s.nodes[reflect.ValueOf(n).Pointer()] = n })
 	return s.share(root)
 }
 
