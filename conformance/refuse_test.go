@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/gpu/cuda"
 	"github.com/rigel-db/rigel/gpu/host"
+	"github.com/rigel-db/rigel/internal/arrowfmt"
 )
 
 // cudaPlans is the host device answering the translator as the CUDA device
@@ -141,6 +143,38 @@ func checkWindows(t *testing.T, dev gpu.Device) {
 		"SELECT o_orderstatus, o_orderpriority, o_orderkey FROM orders WHERE o_custkey < 300 QUALIFY rank() OVER (PARTITION BY o_orderstatus ORDER BY o_orderpriority) <= 3 AND dense_rank() OVER (PARTITION BY o_orderpriority ORDER BY o_orderstatus DESC) = 1 ORDER BY o_orderkey",
 		"SELECT o_orderkey, sum(o_totalprice) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey RANGE BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS s, count(*) OVER (PARTITION BY o_orderpriority ORDER BY CASE WHEN o_orderkey % 5 = 0 THEN NULL ELSE o_custkey % 11 END NULLS FIRST RANGE BETWEEN CURRENT ROW AND 4 FOLLOWING) AS c, count(o_custkey) OVER (PARTITION BY o_orderstatus ORDER BY o_custkey RANGE BETWEEN 2 FOLLOWING AND 3 FOLLOWING) AS e, first_value(o_totalprice) OVER (PARTITION BY o_orderstatus ORDER BY o_totalprice::DOUBLE RANGE BETWEEN 1000 PRECEDING AND 500 FOLLOWING) AS fv, last_value(o_totalprice) OVER (PARTITION BY o_orderstatus ORDER BY o_totalprice::DOUBLE RANGE BETWEEN UNBOUNDED PRECEDING AND 500 FOLLOWING) AS lv FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
 	})
+}
+
+// Sums and averages of doubles over ordered frames, with no PARTITION BY:
+// DuckDB adds them in its segment tree's order over the sorted rows, and so
+// does rigel (gpu/segmenttree.go), so the answers are DuckDB's bytes:
+// running frames (ROWS, and RANGE to the last peer), sliding ROWS frames
+// (both ends bounded, one end unbounded, empty frames at the ends), a
+// descending order, a RANGE frame with offsets, nulls (frames of none
+// give null), a NaN and an infinity that reach some frames only.
+// TestWindowSumsCuda runs them on the GPU.
+func TestWindowSumsHost(t *testing.T) { checkWindowSums(t, host.New()) }
+
+func TestWindowSumsCudaPlans(t *testing.T) { checkWindowSums(t, cudaPlanDevice(t)) }
+
+func checkWindowSums(t *testing.T, dev gpu.Device) {
+	eng := openEngine(t, dev)
+	// 0/0 is NaN and p/0 infinity, as DuckDB divides doubles.
+	p := "l_extendedprice::DOUBLE"
+	x := fmt.Sprintf(`CASE WHEN l_orderkey %% 11 = 0 THEN NULL WHEN l_orderkey = 4807 AND l_linenumber = 1 THEN (%[1]s - %[1]s) / (%[1]s - %[1]s) WHEN l_orderkey = 39904 AND l_linenumber = 2 THEN %[1]s / (%[1]s - %[1]s) ELSE %[1]s / (l_linenumber + 0.3) - l_tax::DOUBLE * 1e4 END`, p)
+	from := fmt.Sprintf("(SELECT l_orderkey * 8 + l_linenumber AS k, l_orderkey, %s AS x FROM lineitem)", x)
+	for _, q := range []string{
+		"SELECT k, sum(x) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s, avg(x) OVER (ORDER BY k) AS a FROM " + from + " ORDER BY k",
+		"SELECT k, sum(x) OVER (ORDER BY k) AS s, avg(x) OVER (ORDER BY k DESC ROWS BETWEEN 40 PRECEDING AND 3 FOLLOWING) AS a FROM " + from + " ORDER BY k",
+		"SELECT k, sum(x) OVER (ORDER BY k ROWS BETWEEN 2 FOLLOWING AND 700 FOLLOWING) AS s, avg(x) OVER (ORDER BY k ROWS BETWEEN 300 PRECEDING AND 1 PRECEDING) AS a, sum(x) OVER (ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS t FROM " + from + " ORDER BY k",
+		"SELECT k, sum(x) OVER (ORDER BY k RANGE BETWEEN 5000 PRECEDING AND 100 FOLLOWING) AS s, avg(x) OVER (ORDER BY k RANGE BETWEEN 20 PRECEDING AND 20 FOLLOWING) AS a FROM " + from + " ORDER BY k",
+	} {
+		t.Run(q, func(t *testing.T) {
+			if where, reason := answerComparedWith(t, eng, q, arrowfmt.CompareExact); where == duckdbbridge.OnFallback || reason != "" {
+				t.Fatalf("ran on %s (%s), want the device whole", where, reason)
+			}
+		})
+	}
 }
 
 // checkWhole runs each query on dev: whole on the device, DuckDB's answer.

@@ -66,6 +66,14 @@ type Windower interface {
 	// then scanned from its last row. vals is non-null Int64, Decimal128
 	// or Float64; the result has its type, non-null.
 	SegmentedScan(ctx context.Context, vals, starts Column, op ScanOp, reverse bool) (Column, error)
+
+	// FrameSums returns for every row i the sum of vals' rows from[i]
+	// through to[i] (places from 0, both included; -1 in both: an empty
+	// frame, whose sum is 0), added in the order of DuckDB's window
+	// segment tree over all of vals (segmenttree.go). vals is non-null
+	// Float64; from and to are non-null JoinIndexType of vals' length. The
+	// result is non-null Float64.
+	FrameSums(ctx context.Context, vals, from, to Column) (Column, error)
 }
 
 // ScanKind reports whether SegmentedScan takes values of kind k.

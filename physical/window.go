@@ -407,6 +407,19 @@ func (w *windowRun) aggregate(ctx context.Context, f WindowFunc, cols []gpu.Colu
 	if f.Agg == gpu.AggCount || f.Agg == gpu.AggCountStar {
 		return w.result(ctx, counts, f.Type)
 	}
+	if w.treeSummed(f, cols) {
+		// From the partition's first row to this row or its last peer.
+		from, to, err := w.runningFrame(ctx, f.Frame, cols, part, peers)
+		if err != nil {
+			return nil, err
+		}
+		sums, err := w.frameSums(ctx, f, cols, from, to)
+		if err != nil {
+			return nil, err
+		}
+		st := gpu.Type{Kind: gpu.Float64}
+		return w.output(ctx, []gpu.Column{sums, counts}, nullWithoutValues(gpu.Col(0, st), st, gpu.Col(1, i64), f.Type))
+	}
 	op, ok := map[gpu.AggKind]gpu.ScanOp{gpu.AggSum: gpu.ScanSum, gpu.AggMin: gpu.ScanMin, gpu.AggMax: gpu.ScanMax}[f.Agg]
 	if !ok {
 		return nil, fmt.Errorf("window aggregate %s: %w", f.Agg, gpu.ErrUnsupported)
@@ -419,6 +432,61 @@ func (w *windowRun) aggregate(ctx context.Context, f WindowFunc, cols []gpu.Colu
 		return nil, err
 	}
 	return w.output(ctx, []gpu.Column{vals, counts}, nullWithoutValues(gpu.Col(0, st), st, gpu.Col(1, i64), f.Type))
+}
+
+// treeSummed reports whether f is a sum of doubles over an ordered frame
+// that DuckDB adds up in its segment tree's order (gpu/segmenttree.go):
+// every frame but the whole partition, which DuckDB adds up row after
+// row (its constant aggregator) as the scans do.
+func (w *windowRun) treeSummed(f WindowFunc, cols []gpu.Column) bool {
+	if f.Agg != gpu.AggSum || len(f.Order) == 0 || f.Frame == FramePartition {
+		return false
+	}
+	st, ok := WindowScanType(f.Agg, cols[f.Arg].Type())
+	return ok && st.Kind == gpu.Float64
+}
+
+// frameSums is, for every row, the sum of f's values (nulls adding
+// nothing) over the rows from..to of the sorted rows (places from 0, -1
+// for an empty frame), added in DuckDB's order (gpu.Windower.FrameSums).
+func (w *windowRun) frameSums(ctx context.Context, f WindowFunc, cols []gpu.Column, from, to gpu.Column) (gpu.Column, error) {
+	vals, _, err := w.scanValues(ctx, f, gpu.ScanSum, cols)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := w.dev.FrameSums(ctx, vals, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return w.temp(sums), nil
+}
+
+// runningFrame is each row's frame from its partition's first row to the
+// row itself (FrameRows) or its last peer (FramePeers), as the places in
+// the sorted rows from 0 that FrameSums takes.
+func (w *windowRun) runningFrame(ctx context.Context, frame WindowFrame, cols []gpu.Column, part, peers gpu.Column) (from, to gpu.Column, err error) {
+	pos, err := w.positions(ctx, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	rn, err := w.runningRows(ctx, part)
+	if err != nil {
+		return nil, nil, err
+	}
+	last := pos
+	if frame == FramePeers {
+		if last, err = w.scan(ctx, pos, peers, gpu.ScanFill, true); err != nil {
+			return nil, nil, err
+		}
+	}
+	i64 := gpu.Type{Kind: gpu.Int64}
+	one := gpu.Const(i64, gpu.Value{I64: 1})
+	// pos and rn count from 1: the partition's first row is at pos - rn.
+	if from, err = w.project(ctx, []gpu.Column{pos, rn}, gpu.Call(gpu.OpCast, gpu.JoinIndexType, gpu.Call(gpu.OpSub, i64, gpu.Col(0, i64), gpu.Col(1, i64)))); err != nil {
+		return nil, nil, err
+	}
+	to, err = w.project(ctx, []gpu.Column{last}, gpu.Call(gpu.OpCast, gpu.JoinIndexType, gpu.Call(gpu.OpSub, i64, gpu.Col(0, i64), one)))
+	return from, to, err
 }
 
 // runningCounts is, in each partition, the running count of f's values
@@ -744,8 +812,8 @@ func (w *windowRun) slidingEnds(ctx context.Context, f WindowFunc, cols []gpu.Co
 
 // slidingAggregate is sum, count or avg's sum over a sliding frame: the
 // running sum and count of the values at the frame's last row less those
-// just before its first (exact: integers and decimals only); min and max
-// elsewhere.
+// just before its first (exact: integers and decimals; doubles are summed
+// per frame in DuckDB's order, treeSummed); min and max elsewhere.
 func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []gpu.Column, part gpu.Column) (gpu.Column, error) {
 	if f.Agg == gpu.AggMin || f.Agg == gpu.AggMax {
 		return w.slidingMinMax(ctx, f, cols, part) // window_minmax.go
@@ -760,20 +828,21 @@ func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []g
 	switch f.Agg {
 	case gpu.AggCount, gpu.AggCountStar:
 	case gpu.AggSum:
+		if w.treeSummed(f, cols) {
+			// A difference of float running sums is not the frame's sum
+			// as DuckDB adds it: summed per frame, once its ends are known.
+			st = gpu.Type{Kind: gpu.Float64}
+			break
+		}
 		var vals gpu.Column
 		if vals, st, err = w.runningValues(ctx, f, gpu.ScanSum, cols, part); err != nil {
 			return nil, err
-		}
-		if st.Kind == gpu.Float64 {
-			// A difference of float running sums is not the frame's sum
-			// as DuckDB adds it.
-			return nil, fmt.Errorf("a sliding frame's sum of %s: %w", cols[f.Arg].Type(), gpu.ErrUnsupported)
 		}
 		running = append(running, vals)
 	default:
 		return nil, fmt.Errorf("window %s over a sliding frame: %w", f.Agg, gpu.ErrUnsupported)
 	}
-	_, _, atEnd, atBefore, err := w.slidingEnds(ctx, f, cols, part, running)
+	_, fb, atEnd, atBefore, err := w.slidingEnds(ctx, f, cols, part, running)
 	if err != nil {
 		return nil, err
 	}
@@ -787,9 +856,17 @@ func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []g
 	m := len(running)
 	cnt := gpu.Call(gpu.OpSub, i64, orZero(0, i64), orZero(m, i64))
 	e := cnt
-	if f.Agg == gpu.AggSum {
+	switch {
+	case f.Agg == gpu.AggSum && m == 1: // doubles, tree-summed
+		sums, err := w.frameSums(ctx, f, cols, fb.from, fb.to)
+		if err != nil {
+			return nil, err
+		}
+		in = append(in, sums)
+		e = nullWithoutValues(gpu.Col(len(in)-1, st), st, cnt, f.Type)
+	case f.Agg == gpu.AggSum:
 		e = nullWithoutValues(gpu.Call(gpu.OpSub, st, orZero(1, st), orZero(m+1, st)), st, cnt, f.Type)
-	} else if f.Type.WithNullable(false) != i64 {
+	case f.Type.WithNullable(false) != i64:
 		e = gpu.Call(gpu.OpCast, f.Type, cnt)
 	}
 	return w.output(ctx, in, e)

@@ -192,7 +192,7 @@ func TestStatements(t *testing.T) {
 	ctx := context.Background()
 	queries := map[int]string{
 		1: tpchQuery(t, 1), 3: tpchQuery(t, 3), 6: tpchQuery(t, 6),
-		0: "SELECT n_nationkey, sum(n_nationkey * 1.5::DOUBLE) OVER (ORDER BY n_nationkey DESC ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS r FROM nation ORDER BY 1",
+		0: "SELECT n_nationkey, max(n_name) OVER (ORDER BY n_nationkey DESC ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS r FROM nation ORDER BY 1",
 	}
 	for _, n := range []int{1, 3, 6, 0} {
 		q := queries[n]
@@ -236,8 +236,8 @@ func TestStatements(t *testing.T) {
 			t.Fatal("a closed prepared statement still ran")
 		}
 	}
-	// A query with a window the device lacks (a float's sum over a sliding
-	// frame) runs its other parts on the device and the window on DuckDB:
+	// A query with a window the device lacks (a string's max over a
+	// sliding frame) runs its other parts on the device and the window on DuckDB:
 	// the log says so and why.
 	if !ts.log.has("ran on host in") || !ts.log.has("subtree(s) on DuckDB: ProjectRel") {
 		t.Fatalf("the query log does not say where queries ran: %v", ts.log.lines)

@@ -195,13 +195,6 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 	if !ok {
 		return nil, false, out, unsupported(fmt.Sprintf("window %s of %s", fn, arg.Type))
 	}
-	if (base.Frame == physical.FrameRowsBetween || base.Frame == physical.FrameRangeBetween) && st.Kind == gpu.Float64 && base.Agg == gpu.AggSum {
-		// Sliding sums are differences of running sums: exact types only
-		// (a float's frame sum would come out in another order). Sliding
-		// min and max compare in SQL's order (NaN above every number), so
-		// floats are fine there.
-		return nil, false, out, unsupported(fmt.Sprintf("window %s of %s over a sliding frame", fn, arg.Type))
-	}
 	if fn != substrait.FnAvg {
 		if _, err := cast(gpu.Col(0, st), out); err != nil {
 			return nil, false, out, unsupported(fmt.Sprintf("window %s of %s giving %s", fn, arg.Type, out))

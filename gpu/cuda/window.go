@@ -9,8 +9,14 @@ import (
 
 // The window primitives (gpu/window.go) on the GPU: kernels/window.cu.
 
+var _ gpu.Windower = (*Device)(nil)
+
 // scanTile is RG_SCAN_TILE, the values one block of rg_segscan_tiles scans.
 const scanTile = 1024
+
+// maxTreeLevels is RG_TREE_MAX_LEVELS + 1, the levels of the frame sums'
+// tree with the rows: enough for 2^31 rows.
+const maxTreeLevels = 10
 
 func (d *Device) SegmentStarts(ctx context.Context, n int, keys []gpu.Column, starts gpu.Column) (gpu.Column, error) {
 	if err := gpu.CtxErr(ctx); err != nil {
@@ -186,4 +192,66 @@ func (s windowScan) run(n int, vals, starts, rev, out uint64) error {
 	}
 	args = []uint64{uint64(n), d.status, starts, rev, out, s.op, tileVal}
 	return d.timedLaunch(s.mod, "rg_segscan_carry_"+s.suffix, min(tiles-1, d.sms*8), blockThreads, 0, args)
+}
+
+func (d *Device) FrameSums(ctx context.Context, vals, from, to gpu.Column) (gpu.Column, error) {
+	if err := gpu.CtxErr(ctx); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	defer d.watch(ctx)()
+	if d.closed {
+		return nil, fmt.Errorf("frame sums: CUDA device is closed")
+	}
+	cs, err := d.sameLength([]gpu.Column{vals, from, to}, "frame sums column", 0)
+	if err != nil {
+		return nil, err
+	}
+	v, f, t := cs[0], cs[1], cs[2]
+	switch {
+	case v.t != gpu.Type{Kind: gpu.Float64}:
+		return nil, fmt.Errorf("frame sums of %s values (non-null float64 only): %w", v.t, gpu.ErrUnsupported)
+	case f.t != gpu.JoinIndexType || t.t != gpu.JoinIndexType:
+		return nil, fmt.Errorf("frame sums: the frames' ends are %s and %s, not %s", f.t, t.t, gpu.JoinIndexType)
+	}
+	out, err := d.newOutput(v.t, v.n, nil, "frame sums")
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (gpu.Column, error) {
+		d.freeColumn(out)
+		return nil, fmt.Errorf("frame sums: %w", err)
+	}
+	if v.n == 0 {
+		return out, nil
+	}
+	mod, err := d.loaded(&d.window, windowFile)
+	if err != nil {
+		return fail(err)
+	}
+	tmp := &temps{d: d}
+	defer tmp.release()
+	// The tree's levels (gpu.SegmentTree): level 0 is vals, each level
+	// above a sixteenth of the one below, built by one launch each.
+	levels := []uint64{v.data}
+	for size := int64(v.n); size > 1; size = (size + gpu.TreeFanout - 1) / gpu.TreeFanout {
+		next, err := tmp.get((size+gpu.TreeFanout-1)/gpu.TreeFanout*8, "frame sums tree level")
+		if err != nil {
+			return fail(err)
+		}
+		args := []uint64{uint64(size), levels[len(levels)-1], next}
+		if err := d.timedLaunch(mod, "rg_tree_level_f64", d.gridFor(size/gpu.TreeFanout+1, blockThreads), blockThreads, 0, args); err != nil {
+			return fail(err)
+		}
+		levels = append(levels, next)
+	}
+	if len(levels) > maxTreeLevels {
+		return fail(fmt.Errorf("a tree of %d levels over %d rows (RG_TREE_MAX_LEVELS: %d): %w", len(levels), v.n, maxTreeLevels, gpu.ErrBeyondDevice))
+	}
+	args := append([]uint64{uint64(v.n), f.data, t.data, out.data, uint64(len(levels))}, levels...)
+	if err := d.timedLaunch(mod, "rg_frame_sums_f64", d.gridFor(int64(v.n), blockThreads), blockThreads, 0, args); err != nil {
+		return fail(err)
+	}
+	return out, nil
 }

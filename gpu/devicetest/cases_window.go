@@ -22,6 +22,7 @@ func windowCases() []testCase {
 		{"window/scan_small", testSegmentedScanSmall},
 		{"window/scan_large", testSegmentedScanLarge},
 		{"window/scan_overflow", testSegmentedScanOverflow},
+		{"window/frame_sums", testFrameSums},
 	}
 }
 
@@ -226,4 +227,70 @@ func testSegmentedScanOverflow(t *testing.T, dev gpu.Device) {
 		got.Release()
 	}
 	expectOverflow(t, err, "a running sum of 3000 x 10^37")
+}
+
+// testFrameSums sums frames of doubles whose bits depend on the order of
+// the adds (magnitudes from 1e-3 to 1e9, both signs, an infinity far from
+// most frames): every row's result must be gpu.SegmentTree's, DuckDB's
+// order, to the bit. Frames: empty (-1, and ends crossed), within one
+// group of 16 rows, across groups, across a few levels, the whole column.
+func testFrameSums(t *testing.T, dev gpu.Device) {
+	w := windower(t, dev)
+	n := 300_000
+	if testing.Short() {
+		n = 40_000
+	}
+	r := rand.New(rand.NewPCG(11, 26))
+	vals := make([]float64, n)
+	va, fa, ta := make([]any, n), make([]any, n), make([]any, n)
+	for i := range vals {
+		vals[i] = (r.Float64() - 0.45) * math.Pow(10, float64(r.IntN(13)-3))
+	}
+	vals[n-7] = math.Inf(1)
+	from, to := make([]int, n), make([]int, n)
+	for i := range vals {
+		va[i] = vals[i]
+		lo, hi := i, i
+		switch i % 6 {
+		case 0:
+			lo, hi = -1, -1
+		case 1:
+			lo, hi = i, i-1 // crossed: empty
+		case 2:
+			lo, hi = max(0, i-r.IntN(16)), i
+		case 3:
+			lo, hi = max(0, i-r.IntN(5000)), min(n-1, i+r.IntN(300))
+		case 4:
+			lo, hi = r.IntN(n), n-1
+		case 5:
+			lo, hi = 0, i
+		}
+		if i == n/2 {
+			lo, hi = 0, n-1
+		}
+		from[i], to[i] = lo, hi
+		fa[i], ta[i] = int64(lo), int64(hi)
+	}
+	cols, _ := table(t, dev, MakeArray(F64, va...), MakeArray(I32, fa...), MakeArray(I32, ta...))
+	defer ReleaseCols(cols)
+	got, err := w.FrameSums(context.Background(), cols[0], cols[1], cols[2])
+	if err != nil {
+		t.Fatalf("frame sums: %v", err)
+	}
+	defer got.Release()
+	if got.Type() != (gpu.Type{Kind: gpu.Float64}) || got.Len() != n {
+		t.Fatalf("frame sums: %d rows of %s, want %d of float64", got.Len(), got.Type(), n)
+	}
+	sums := Download(t, dev, []gpu.Column{got})[0].(*array.Float64)
+	defer sums.Release()
+	tree := gpu.NewSegmentTree(vals)
+	for i := range vals {
+		want := 0.0
+		if from[i] >= 0 && to[i] >= from[i] {
+			want = tree.Sum(from[i], to[i]+1)
+		}
+		if g := sums.Value(i); math.Float64bits(g) != math.Float64bits(want) {
+			t.Fatalf("row %d, frame %d..%d: %v (bits %x), want %v (bits %x)", i, from[i], to[i], g, math.Float64bits(g), want, math.Float64bits(want))
+		}
+	}
 }

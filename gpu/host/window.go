@@ -10,6 +10,8 @@ import (
 // The window primitives (gpu/window.go), row after row: the reference the
 // CUDA device's kernels are compared with (gpu/devicetest).
 
+var _ gpu.Windower = (*Device)(nil)
+
 func (d *Device) SegmentStarts(ctx context.Context, n int, keys []gpu.Column, starts gpu.Column) (gpu.Column, error) {
 	if err := d.checkOpen("segment starts"); err != nil {
 		return nil, err
@@ -196,4 +198,49 @@ func scan128(op gpu.ScanOp, acc, v int128) (int128, bool) {
 		}
 	}
 	return acc, true
+}
+
+func (d *Device) FrameSums(ctx context.Context, vals, from, to gpu.Column) (gpu.Column, error) {
+	if err := d.checkOpen("frame sums"); err != nil {
+		return nil, err
+	}
+	cs, err := d.ownAll([]gpu.Column{vals, from, to}, "frame sums")
+	if err != nil {
+		return nil, err
+	}
+	vc, fc, tc := cs[0], cs[1], cs[2]
+	switch {
+	case vc.typ != gpu.Type{Kind: gpu.Float64}:
+		return nil, fmt.Errorf("frame sums of %s values (non-null float64 only): %w", vc.typ, gpu.ErrUnsupported)
+	case fc.typ != gpu.JoinIndexType || tc.typ != gpu.JoinIndexType:
+		return nil, fmt.Errorf("frame sums: the frames' ends are %s and %s, not %s", fc.typ, tc.typ, gpu.JoinIndexType)
+	case fc.n != vc.n || tc.n != vc.n:
+		return nil, fmt.Errorf("frame sums: %d and %d frame ends for %d values", fc.n, tc.n, vc.n)
+	}
+	n := vc.n
+	// The tree's upper levels hold under a fifteenth of the rows.
+	g, err := d.reserve("frame sums", times(int64(n), 8+8/(gpu.TreeFanout-1)+1))
+	if err != nil {
+		return nil, err
+	}
+	defer g.done()
+	d.count(func(s *gpu.Stats) { s.KernelLaunches++ })
+	tree := gpu.NewSegmentTree(vc.data.f64[:n])
+	out := newVec(gpu.Float64, n, false)
+	for i := 0; i < n; i++ {
+		if i&(checkRows-1) == 0 {
+			if err := gpu.CtxErr(ctx); err != nil {
+				return nil, err
+			}
+		}
+		b, e := fc.data.i64[i], tc.data.i64[i]
+		if b < 0 || e < b {
+			continue // an empty frame
+		}
+		if e >= int64(n) {
+			return nil, fmt.Errorf("frame sums: row %d's frame ends at row %d of %d", i, e, n)
+		}
+		out.f64[i] = tree.Sum(int(b), int(e)+1)
+	}
+	return d.newColumn(gpu.Type{Kind: gpu.Float64}, n, out, nil), nil
 }

@@ -209,3 +209,91 @@ extern "C" __global__ void __launch_bounds__(RG_SCAN_THREADS) rg_segscan_tiles_i
 extern "C" __global__ void __launch_bounds__(RG_SCAN_THREADS) rg_segscan_carry_i64(const Args A) { rg_segscan_carry_t<long long>(A); }
 extern "C" __global__ void __launch_bounds__(RG_SCAN_THREADS) rg_segscan_carry_f64(const Args A) { rg_segscan_carry_t<double>(A); }
 extern "C" __global__ void __launch_bounds__(RG_SCAN_THREADS) rg_segscan_carry_i128(const Args A) { rg_segscan_carry_t<i128>(A); }
+
+// Sums of frames in DuckDB's order (gpu/segmenttree.go): a segment tree
+// of fanout RG_TREE_FANOUT over the rows, then each row's frame summed
+// onto 0.0 from left to right: the ragged rows at its start, the ragged
+// entries of each level on the way up, the entries between both ends at
+// the level where they meet, the ragged entries of each level on the way
+// down, the ragged rows at its end. Floating-point adds only (no
+// multiply, so nothing contracts into an FMA), in the order written: the
+// bits are DuckDB's.
+#define RG_TREE_FANOUT 16
+// Levels above the rows: 16^8 entries pass 2^31 rows.
+#define RG_TREE_MAX_LEVELS 9
+
+// rg_tree_level_f64: entry j of the level above sums entries
+// 16j..16j+15 of this one, one after the other onto 0.0. Args: n (this
+// level's entries), this level, the level above.
+extern "C" __global__ void __launch_bounds__(256) rg_tree_level_f64(const Args A) {
+    const uint64_t n = A.a[0];
+    const double *cur = (const double *)A.a[1];
+    double *up = (double *)A.a[2];
+    const uint64_t m = (n + RG_TREE_FANOUT - 1) / RG_TREE_FANOUT;
+    for (uint64_t j = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; j < m; j += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t end = min(n, (j + 1) * RG_TREE_FANOUT);
+        double acc = 0.0;
+        for (uint64_t i = j * RG_TREE_FANOUT; i < end; i++) acc += cur[i];
+        up[j] = acc;
+    }
+}
+
+// rg_add_range adds level[from..to) onto acc, in order.
+__device__ __forceinline__ double rg_add_range(const double *level, uint64_t from, uint64_t to, double acc) {
+    for (uint64_t i = from; i < to; i++) acc += level[i];
+    return acc;
+}
+
+// rg_frame_sums_f64: out[i] = the sum of rows from[i]..to[i] (int32,
+// both included; -1: an empty frame, 0.0). Args: n, from, to, out, the
+// number of levels L (level 0, the rows, included; at most
+// RG_TREE_MAX_LEVELS + 1), then L level pointers.
+extern "C" __global__ void __launch_bounds__(256) rg_frame_sums_f64(const Args A) {
+    const uint64_t n = A.a[0];
+    const int *from = (const int *)A.a[1];
+    const int *to = (const int *)A.a[2];
+    double *out = (double *)A.a[3];
+    const uint64_t levels = A.a[4];
+    const double *rows = (const double *)A.a[5];
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        if (from[i] < 0 || to[i] < from[i]) {
+            out[i] = 0.0;
+            continue;
+        }
+        const uint64_t begin = (uint64_t)from[i], end = (uint64_t)to[i] + 1;
+        const uint64_t pb = begin / RG_TREE_FANOUT, pe = end / RG_TREE_FANOUT;
+        if (pb == pe) {
+            out[i] = rg_add_range(rows, begin, end, 0.0);
+            continue;
+        }
+        double acc = 0.0;
+        if (begin != pb * RG_TREE_FANOUT) acc = rg_add_range(rows, begin, (pb + 1) * RG_TREE_FANOUT, acc);
+        // Up the levels with the left ends; rightEnd[l] is level l's end.
+        uint64_t rightEnd[RG_TREE_MAX_LEVELS + 1];
+        uint64_t top = 0, b = begin != pb * RG_TREE_FANOUT ? pb + 1 : pb, e = pe;
+        for (uint64_t l = 1; l < levels; l++) {
+            const double *level = (const double *)A.a[5 + l];
+            top = l;
+            uint64_t lpb = b / RG_TREE_FANOUT;
+            const uint64_t lpe = e / RG_TREE_FANOUT;
+            if (lpb == lpe) {
+                acc = rg_add_range(level, b, e, acc);
+                break;
+            }
+            if (b != lpb * RG_TREE_FANOUT) {
+                acc = rg_add_range(level, b, (lpb + 1) * RG_TREE_FANOUT, acc);
+                lpb++;
+            }
+            rightEnd[l] = e;
+            b = lpb;
+            e = lpe;
+        }
+        // Down the levels with the right ends, then the rows.
+        for (uint64_t l = top - 1; l >= 1 && l < top; l--) {
+            const uint64_t le = rightEnd[l], last = le / RG_TREE_FANOUT * RG_TREE_FANOUT;
+            if (le != last) acc = rg_add_range((const double *)A.a[5 + l], last, le, acc);
+        }
+        if (end != pe * RG_TREE_FANOUT) acc = rg_add_range(rows, pe * RG_TREE_FANOUT, end, acc);
+        out[i] = acc;
+    }
+}
