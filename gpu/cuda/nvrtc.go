@@ -98,8 +98,19 @@ func preloadBuiltins(lib string) {
 var extraOpts []string
 
 // compileOptions are the NVRTC options for arch (e.g. "sm_90").
+//
+// -fmad=false: every float multiply and add rounds on its own, as DuckDB's
+// (x86-64 code without FMA) and the host device's do. NVCC's default
+// contracts a multiply and an add or subtract into one FMA, also across
+// the statements generated code writes for each operation: a window's
+// x = p / q - t * 1e4 then came out a last bit away from DuckDB's once its
+// kernel had compiled (the interpreter, which stores each result, agreed),
+// and conformance's TestWindowSumsCuda failed (device call 2 of
+// 2026-11-29's 04:28 session). Rigel's kernels compute in integers and
+// decimals where they are hot; floats are rare enough that the FMA's speed
+// does not show.
 func compileOptions(arch string) []string {
-	return append([]string{"-arch=" + arch, "-std=c++17", "-default-device", "--device-int128"}, extraOpts...)
+	return append([]string{"-arch=" + arch, "-std=c++17", "-default-device", "--device-int128", "-fmad=false"}, extraOpts...)
 }
 
 // compileLevel: a generated kernel compiles quick first where a run would

@@ -177,6 +177,17 @@ func testFloatArith(t *testing.T, dev gpu.Device) {
 		gpu.Call(gpu.OpAdd, TF32, gpu.Col(0, TF32), gpu.Col(1, TF32)),
 		gpu.Call(gpu.OpDiv, TF32, gpu.Col(0, TF32), gpu.Col(1, TF32)))
 	expectRows(t, got, []string{Row(F(float64(a+b)), F(float64(a/b)))}, true)
+
+	// A product and a difference round one after the other, as DuckDB's
+	// do: 0.1 * 3 rounds to c, so x * y - c is 0; one fused multiply-add
+	// (CUDA's default contraction, also across generated statements)
+	// gives the product's rounding error, 5.551115123125783e-17.
+	x, y := 0.1, 3.0
+	c := float64(x * y)
+	got = project(t, dev, arrs(MakeArray(F64, x), MakeArray(F64, y), MakeArray(F64, c)),
+		gpu.Call(gpu.OpSub, f, gpu.Call(gpu.OpMul, f, gpu.Col(0, f), gpu.Col(1, f)), gpu.Col(2, f)),
+		gpu.Call(gpu.OpAdd, f, gpu.Call(gpu.OpMul, f, gpu.Col(0, f), gpu.Col(1, f)), gpu.Call(gpu.OpNeg, f, gpu.Col(2, f))))
+	expectRows(t, got, []string{Row(F(0), F(0))}, true)
 }
 
 // testCompare checks all six comparisons on rows that are less, equal,
