@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // This file holds the Go shapes of the JSON that DuckDB's
@@ -256,7 +257,7 @@ type duckExpr struct {
 // (BenchmarkParseDuckPlanFiles).
 func parseDuckPlan(text string) (*duckPlanJSON, error) {
 	var p duckPlanJSON
-	if err := decodeNumbers([]byte(text), &p); err != nil {
+	if err := decodeNumbers([]byte(quoteNonFinite(text)), &p); err != nil {
 		// A plan shape the producer does not read yet (a field whose JSON
 		// type differs from the one declared here): DuckDB runs the query.
 		return nil, fmt.Errorf("%w: DuckDB's plan has a shape rigel cannot read yet (%v)", ErrUnsupported, err)
@@ -295,6 +296,57 @@ func parseDuckPlan(text string) (*duckPlanJSON, error) {
 
 // decodeNumbers decodes JSON with numbers kept as json.Number (see the
 // top of this file).
+// nonFinite are the tokens json_serialize_plan writes, outside strings,
+// for a DOUBLE or FLOAT constant that is not a finite number (not JSON:
+// 'nan'::DOUBLE made the whole plan unreadable and the query ran on
+// DuckDB).
+var nonFinite = []string{"NaN", "Infinity", "-Infinity"}
+
+// quoteNonFinite returns text with each nonFinite token outside JSON
+// strings written as a JSON string ("NaN"); the literal reader
+// (floatLiteral) parses them back.
+func quoteNonFinite(text string) string {
+	if !strings.Contains(text, "NaN") && !strings.Contains(text, "Infinity") {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text) + 16)
+	inString, escaped := false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		default:
+			if tok := nonFiniteAt(text[i:]); tok != "" {
+				b.WriteString(`"` + tok + `"`)
+				i += len(tok) - 1
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func nonFiniteAt(s string) string {
+	for _, tok := range nonFinite {
+		if strings.HasPrefix(s, tok) {
+			return tok
+		}
+	}
+	return ""
+}
+
 func decodeNumbers(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

@@ -27,3 +27,22 @@ func TestStringCoalesceWithLiterals(t *testing.T) {
 		"SELECT id, coalesce(k, g, 'none') AS a, coalesce('x', k) AS b FROM t ORDER BY id",
 	})
 }
+
+// DOUBLE and FLOAT constants that are not finite: DuckDB's plan writes
+// them as bare NaN, Infinity and -Infinity (not JSON), which made the
+// whole plan unreadable; they run on the device, with a string holding
+// those words left as it is.
+func TestNonFiniteConstants(t *testing.T) {
+	checkDDLWholeOnHost(t, "non-finite", `CREATE TABLE t AS SELECT i AS id, (i - 5) / 3.0 AS x, 'NaN Infinity "-Infinity"' || i AS s FROM range(12) r(i)`, []string{
+		"SELECT id, x + 'nan'::DOUBLE AS a, x < 'inf'::DOUBLE AS b, x - '-inf'::DOUBLE AS c, x * 'infinity'::FLOAT AS d FROM t ORDER BY id",
+		"SELECT id, s, CASE WHEN x > 0 THEN 'inf'::DOUBLE WHEN x < 0 THEN '-inf'::DOUBLE ELSE 'nan'::DOUBLE END AS e FROM t WHERE s <> 'NaN' ORDER BY id",
+	})
+	for in, want := range map[string]string{
+		`{"value": NaN, "s": "a NaN \"Infinity\"", "n": [-Infinity, Infinity, 1e5]}`: `{"value": "NaN", "s": "a NaN \"Infinity\"", "n": ["-Infinity", "Infinity", 1e5]}`,
+		`{"v": 1.5}`: `{"v": 1.5}`,
+	} {
+		if got := quoteNonFinite(in); got != want {
+			t.Errorf("quoteNonFinite(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 
 	pb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
@@ -65,7 +66,7 @@ func literal(v *duckValue) (*pb.Expression_Literal, colType, error) {
 			return bad(err)
 		}
 	case "FLOAT", "DOUBLE":
-		f, err := strconv.ParseFloat(string(v.Value), 64)
+		f, err := floatLiteral(v.Value)
 		if err != nil {
 			return bad(err)
 		}
@@ -207,4 +208,21 @@ func decimalBytes(v *big.Int) []byte {
 	binary.LittleEndian.PutUint64(out[:8], new(big.Int).And(u, mask).Uint64())
 	binary.LittleEndian.PutUint64(out[8:], new(big.Int).Rsh(u, 64).Uint64())
 	return out
+}
+
+// floatLiteral reads a DOUBLE or FLOAT constant's value: a JSON number,
+// or NaN, Infinity or -Infinity as quoteNonFinite wrote them.
+func floatLiteral(raw json.RawMessage) (float64, error) {
+	text := string(raw)
+	if strings.HasPrefix(text, `"`) {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, err
+		}
+		if nonFiniteAt(s) != s {
+			return 0, fmt.Errorf("float constant %s", text)
+		}
+		text = s
+	}
+	return strconv.ParseFloat(text, 64)
 }
