@@ -33,11 +33,21 @@ import (
 // case converted here. Under a descending integer or decimal key SQL's
 // PRECEDING means larger values: the window sorts instead on the key
 // negated, ascending (descendingRangeKey), whose frame by the same
-// offsets holds the same rows. Refused, with the reason:
+// offsets holds the same rows.
+//
+// A DATE or TIMESTAMP key's offsets are written in the key's own unit too
+// (rangeTemporalOffset): days for a DATE, microseconds for a TIMESTAMP,
+// the units their values count. DuckDB's bound is key - n for an integer
+// n over a DATE, and key - i for an INTERVAL i over a TIMESTAMP; an
+// INTERVAL over a DATE column makes DuckDB sort on the column cast to
+// TIMESTAMP (its midnight), whose bound is the column - i. An interval's
+// months have no fixed length, so only intervals of days (24 hours) and
+// microseconds are converted. Refused, with the reason:
 //   - a descending floating-point key (its NaNs sort first under DESC and
 //     last under ASC, so negating does not keep the order);
-//   - a key that is not a number (DATE, TIMESTAMP: their offsets are
-//     intervals or days, while Substrait's offset has no unit);
+//   - a descending DATE or TIMESTAMP key, an interval with months, a
+//     TIMESTAMP of another unit or with a time zone;
+//   - a key of another type (strings, intervals);
 //   - an offset that is negative (DuckDB fails at run time) or not a whole
 //     number (1.5 PRECEDING on a DECIMAL or DOUBLE key), which int64
 //     cannot carry.
@@ -55,10 +65,16 @@ func rangeOffset(x *duckExpr, orders []duckOrder, preceding bool) (int64, error)
 		return 0, unsupported("RANGE frame offset with %d ORDER BY keys", len(orders))
 	}
 	key := orders[0].Expression
-	if key.ReturnType == nil || !rangeNumeric[key.ReturnType.ID] {
-		return 0, unsupported("RANGE frame offset on an ORDER BY key of type %s (Substrait's offsets are whole numbers with no unit)", typeName(key.ReturnType))
-	}
 	desc := orders[0].Type != "ASCENDING"
+	if key.ReturnType != nil && rangeTemporal[key.ReturnType.ID] {
+		if desc {
+			return 0, unsupported("RANGE frame offset under a descending ORDER BY of %s", key.ReturnType.ID)
+		}
+		return rangeTemporalOffset(x, key, preceding)
+	}
+	if key.ReturnType == nil || !rangeNumeric[key.ReturnType.ID] {
+		return 0, unsupported("RANGE frame offset on an ORDER BY key of type %s (Substrait's offsets are whole numbers in the key's unit)", typeName(key.ReturnType))
+	}
 	if desc && (key.ReturnType.ID == "FLOAT" || key.ReturnType.ID == "DOUBLE") {
 		return 0, unsupported("RANGE frame offset under a descending ORDER BY of %s (NaN sorts first there and last ascending, so the key cannot be negated)", key.ReturnType.ID)
 	}
@@ -81,6 +97,64 @@ func rangeOffset(x *duckExpr, orders []duckOrder, preceding bool) (int64, error)
 		return 0, unsupported("RANGE frame offset that is not a non-negative whole number constant")
 	}
 	return v, nil
+}
+
+// rangeTemporal: the ORDER BY key types whose RANGE offsets are counts of
+// their unit (rangeTemporalOffset).
+var rangeTemporal = map[string]bool{"DATE": true, "TIMESTAMP": true}
+
+// microsPerDay: an INTERVAL's days are 24 hours apart from a DATE or
+// TIMESTAMP (no time zone).
+const microsPerDay = 86_400_000_000
+
+// rangeTemporalOffset reads a RANGE bound x over a DATE or TIMESTAMP key
+// (rangeOffset): key - n or key + n with n a whole number of days over a
+// DATE, or c - i or c + i with i an INTERVAL of days and microseconds
+// over a TIMESTAMP key that is c or c cast to TIMESTAMP; the offset in
+// the key's unit.
+func rangeTemporalOffset(x, key *duckExpr, preceding bool) (int64, error) {
+	if sameExpr(x, key) {
+		return 0, nil
+	}
+	op := "+"
+	if preceding {
+		op = "-"
+	}
+	if x == nil || x.ExpressionClass != "BOUND_FUNCTION" || x.Name != op || len(x.Children) != 2 {
+		return 0, unsupported("RANGE frame offset over a %s key that is not key %s constant", key.ReturnType.ID, op)
+	}
+	from, c := x.Children[0], x.Children[1]
+	if key.ReturnType.ID == "DATE" {
+		v, ok := wholeConstant(c)
+		if !sameExpr(from, key) || !ok {
+			return 0, unsupported("RANGE frame offset over a DATE key that is not key %s a non-negative whole number of days", op)
+		}
+		return v, nil
+	}
+	// A DATE column under an INTERVAL offset: DuckDB sorts on its cast.
+	castFromDate := key.ExpressionClass == "BOUND_CAST" && !key.TryCast && key.Child != nil &&
+		key.Child.ReturnType != nil && key.Child.ReturnType.ID == "DATE" && sameExpr(from, key.Child)
+	if !sameExpr(from, key) && !castFromDate {
+		return 0, unsupported("RANGE frame offset that is not computed from the ORDER BY key")
+	}
+	if c.ExpressionClass != "BOUND_CONSTANT" || c.Value == nil || c.Value.IsNull || c.Value.Type.ID != "INTERVAL" {
+		return 0, unsupported("RANGE frame offset over a TIMESTAMP key that is not an interval constant")
+	}
+	var iv struct {
+		Months int64 `json:"months"`
+		Days   int64 `json:"days"`
+		Micros int64 `json:"micros"`
+	}
+	if err := json.Unmarshal(c.Value.Value, &iv); err != nil {
+		return 0, fmt.Errorf("duckdb plan: RANGE frame offset %s: %w", c.Value.Value, err)
+	}
+	if iv.Months != 0 {
+		return 0, unsupported("RANGE frame offset of an interval with months (a month has no fixed length)")
+	}
+	if iv.Days < 0 || iv.Micros < 0 || iv.Days > (math.MaxInt64-iv.Micros)/microsPerDay {
+		return 0, unsupported("RANGE frame offset of a negative or out of range interval")
+	}
+	return iv.Days*microsPerDay + iv.Micros, nil
 }
 
 // widenedDecimal reports whether x is the decimal y cast to a wider

@@ -2,6 +2,7 @@ package duckdbbridge
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu/host"
@@ -119,5 +120,28 @@ FROM (VALUES (1, -876601067844.86, 1066), (2, -2955930716895.49, 3987), (3, -290
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// RANGE frames over a DATE key run on the device: offsets in days, and
+// INTERVALs of days and hours, for which DuckDB sorts on the date's
+// midnight (a frame of whole days: 36 hours after d reaches d + 1). Over
+// a TIMESTAMP column the window runs on DuckDB (the device reads no
+// timestamp columns) through fallback SQL that writes the offsets back as
+// INTERVALs of microseconds; the rest of the plan stays on the device.
+func TestDateRangeFrames(t *testing.T) {
+	const ddl = `CREATE TABLE e AS SELECT i AS id, i % 3 AS g,
+  CASE WHEN i % 13 = 0 THEN NULL ELSE DATE '2024-02-20' + (i * 7 % 40)::INTEGER END AS d,
+  TIMESTAMP '2024-02-20 06:00:00' + to_minutes((i * 7919 % 5000)::BIGINT) AS ts,
+  (i % 17) * 1.5 AS v
+FROM range(400) r(i)`
+	checkDDLWholeOnHost(t, "date-range", ddl, []string{
+		"SELECT id, count(*) OVER (ORDER BY d RANGE BETWEEN 3 PRECEDING AND 1 FOLLOWING) AS a, sum(v) OVER (PARTITION BY g ORDER BY d NULLS FIRST RANGE BETWEEN CURRENT ROW AND 10 FOLLOWING) AS b FROM e ORDER BY id",
+		"SELECT id, max(v) OVER (ORDER BY d RANGE BETWEEN INTERVAL 7 DAYS PRECEDING AND INTERVAL '36 hours' FOLLOWING) AS a, min(id) OVER (PARTITION BY g ORDER BY d RANGE BETWEEN INTERVAL '47 hours' PRECEDING AND CURRENT ROW) AS b FROM e ORDER BY id",
+	})
+	e := NewEngine(memoryDB(t, ddl), "timestamp-range", host.New(), "")
+	q := "SELECT id, count(*) OVER (ORDER BY ts RANGE BETWEEN INTERVAL 5 HOURS PRECEDING AND INTERVAL 90 MINUTES FOLLOWING) AS n FROM e ORDER BY id"
+	if where, reason := queryLikeDuckDB(t, e, q); where != OnHost || !strings.Contains(reason, "subtree(s) on DuckDB") {
+		t.Fatalf("%s ran on %s (%s), want the device with the window on DuckDB", q, where, reason)
 	}
 }

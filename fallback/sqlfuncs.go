@@ -444,11 +444,12 @@ func (w *Writer) window(f *expr.WindowFunction, sc *scope) (string, error) {
 		if kind == "" {
 			return "", fmt.Errorf("fallback SQL: window function %s with an unspecified bounds type", name)
 		}
-		lo, err := bound(f.LowerBound, "UNBOUNDED PRECEDING")
+		unit := rangeOffsetUnit(f)
+		lo, err := bound(f.LowerBound, "UNBOUNDED PRECEDING", unit)
 		if err != nil {
 			return "", err
 		}
-		hi, err := bound(f.UpperBound, "UNBOUNDED FOLLOWING")
+		hi, err := bound(f.UpperBound, "UNBOUNDED FOLLOWING", unit)
 		if err != nil {
 			return "", err
 		}
@@ -461,16 +462,44 @@ func (w *Writer) window(f *expr.WindowFunction, sc *scope) (string, error) {
 	return "CAST(" + fn + "(" + inner + ") OVER (" + strings.Join(over, " ") + ") AS " + t + ")", nil
 }
 
-func bound(b expr.Bound, unbounded string) (string, error) {
+// rangeOffsetUnit is the SQL unit of f's RANGE offsets: "" where they are
+// plain numbers (numeric keys, and DATE keys, whose offsets count days as
+// DATE - INTEGER does), an INTERVAL unit over a TIMESTAMP key, whose
+// offsets count its unit (duckdb-bridge's rangeTemporalOffset).
+func rangeOffsetUnit(f *expr.WindowFunction) string {
+	if f.BoundsType != types.BoundsTypeRange || len(f.Sorts) != 1 || f.Sorts[0].Expr == nil {
+		return ""
+	}
+	precision := int32(-1)
+	switch t := f.Sorts[0].Expr.GetType().(type) {
+	case *types.TimestampType, *types.TimestampTzType:
+		precision = 6
+	case *types.PrecisionTimestampType:
+		precision = int32(t.Precision)
+	case *types.PrecisionTimestampTzType:
+		precision = int32(t.Precision)
+	}
+	return map[int32]string{0: "SECOND", 3: "MILLISECOND", 6: "MICROSECOND"}[precision]
+}
+
+// bound is a frame bound in SQL, its offset an INTERVAL of unit where
+// unit is set.
+func bound(b expr.Bound, unbounded, unit string) (string, error) {
+	offset := func(v int64) string {
+		if unit == "" {
+			return fmt.Sprint(v)
+		}
+		return fmt.Sprintf("INTERVAL (%d) %s", v, unit)
+	}
 	switch x := b.(type) {
 	case nil, expr.Unbounded, *expr.Unbounded:
 		return unbounded, nil
 	case expr.CurrentRow, *expr.CurrentRow:
 		return "CURRENT ROW", nil
 	case expr.PrecedingBound:
-		return fmt.Sprintf("%d PRECEDING", int64(x)), nil
+		return offset(int64(x)) + " PRECEDING", nil
 	case expr.FollowingBound:
-		return fmt.Sprintf("%d FOLLOWING", int64(x)), nil
+		return offset(int64(x)) + " FOLLOWING", nil
 	}
 	return "", fmt.Errorf("fallback SQL: window bound %T", b)
 }

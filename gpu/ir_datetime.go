@@ -18,10 +18,10 @@ const (
 	// months, the day clamped to the last day of the resulting month
 	// (2020-01-31 + 1 month = 2020-02-29); ErrOverflow beyond int32 days.
 	OpAddMonths
-	// OpAddDayInterval: Args = [d Date32, v Int64, perDay Int64 constant]:
-	// d plus the day interval v given in 1/perDay days; an interval that is
-	// not a whole number of days is an error for that row (the result is
-	// a date); ErrOverflow beyond int32 days.
+	// OpAddDayInterval: Args = [d Date32, v Int64, perSec Int64 constant]:
+	// d plus the day interval v given in 1/perSec seconds; an interval that
+	// is not a whole number of days is an error for that row (the result
+	// is a date); ErrOverflow beyond int32 days.
 	OpAddDayInterval
 )
 

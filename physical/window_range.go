@@ -22,18 +22,34 @@ import (
 // null too and sort among the nulls: its frame is its null peers. CURRENT
 // ROW is an offset of 0 (the row's peers), UNBOUNDED the partition's end.
 
-// rangeKey is the order key widened for the probes' arithmetic, and an
-// offset of v in it (an integer count of the key's units).
-func rangeKey(t gpu.Type) (gpu.Type, func(v int64) gpu.Value, error) {
+// rangeKey is the order key widened for the probes' arithmetic, and the
+// probe key + v for an offset of v (an integer count of the key's units:
+// days for a date).
+func rangeKey(t gpu.Type) (gpu.Type, func(key *gpu.Expr, v int64) *gpu.Expr, error) {
+	add := func(kt gpu.Type, value func(v int64) gpu.Value) func(key *gpu.Expr, v int64) *gpu.Expr {
+		return func(key *gpu.Expr, v int64) *gpu.Expr {
+			return gpu.Call(gpu.OpAdd, kt, key, gpu.Const(kt.WithNullable(false), value(v)))
+		}
+	}
 	switch {
 	case t.Kind == gpu.Int8 || t.Kind == gpu.Int16 || t.Kind == gpu.Int32 || t.Kind == gpu.Int64:
-		return gpu.Type{Kind: gpu.Int64, Nullable: t.Nullable}, func(v int64) gpu.Value { return gpu.Value{I64: v} }, nil
+		kt := gpu.Type{Kind: gpu.Int64, Nullable: t.Nullable}
+		return kt, add(kt, func(v int64) gpu.Value { return gpu.Value{I64: v} }), nil
 	case t.Kind == gpu.Decimal64 || t.Kind == gpu.Decimal128:
-		wide := gpu.Type{Kind: gpu.Decimal128, Precision: 38, Scale: t.Scale, Nullable: t.Nullable}
+		kt := gpu.Type{Kind: gpu.Decimal128, Precision: 38, Scale: t.Scale, Nullable: t.Nullable}
 		pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Scale)), nil)
-		return wide, func(v int64) gpu.Value { return gpu.Value{I128: new(big.Int).Mul(big.NewInt(v), pow)} }, nil
+		return kt, add(kt, func(v int64) gpu.Value { return gpu.Value{I128: new(big.Int).Mul(big.NewInt(v), pow)} }), nil
 	case t.Kind.IsFloat():
-		return gpu.Type{Kind: gpu.Float64, Nullable: t.Nullable}, func(v int64) gpu.Value { return gpu.Value{F64: float64(v)} }, nil
+		kt := gpu.Type{Kind: gpu.Float64, Nullable: t.Nullable}
+		return kt, add(kt, func(v int64) gpu.Value { return gpu.Value{F64: float64(v)} }), nil
+	case t.Kind == gpu.Date32:
+		// A date plus v days, given in seconds (ErrOverflow past the
+		// dates' range, where DuckDB fails too; 2^40 days lie past it).
+		i64 := gpu.Type{Kind: gpu.Int64}
+		return t, func(key *gpu.Expr, v int64) *gpu.Expr {
+			v = max(-(1 << 40), min(v, 1<<40))
+			return gpu.Call(gpu.OpAddDayInterval, t, key, gpu.Const(i64, gpu.Value{I64: v * 86400}), gpu.Const(i64, gpu.Value{I64: 1}))
+		}, nil
 	}
 	return gpu.Type{}, nil, fmt.Errorf("a RANGE frame with an offset over an order key of type %s: %w", t, gpu.ErrUnsupported)
 }
@@ -46,7 +62,7 @@ func (w *windowRun) rangeBounds(ctx context.Context, f WindowFunc, cols []gpu.Co
 	i64, b := gpu.Type{Kind: gpu.Int64}, gpu.Type{Kind: gpu.Bool}
 	k := func(v int64) *gpu.Expr { return gpu.Const(i64, gpu.Value{I64: v}) }
 	x := cols[f.Order[0].Col]
-	kt, offset, err := rangeKey(x.Type())
+	kt, probeAt, err := rangeKey(x.Type())
 	if err != nil {
 		return frameRows{}, err
 	}
@@ -73,7 +89,7 @@ func (w *windowRun) rangeBounds(ctx context.Context, f WindowFunc, cols []gpu.Co
 	ends := []gpu.Column{rn, rows, pos}
 	from, to := first, last
 	if f.From != FrameUnboundedPreceding {
-		c, err := w.rangeRank(ctx, x, kt, offset(f.From), 0, partNo, pos, f.Order[0].NullsFirst)
+		c, err := w.rangeRank(ctx, x, kt, probeAt, f.From, 0, partNo, pos, f.Order[0].NullsFirst)
 		if err != nil {
 			return frameRows{}, err
 		}
@@ -81,7 +97,7 @@ func (w *windowRun) rangeBounds(ctx context.Context, f WindowFunc, cols []gpu.Co
 		ends = append(ends, c)
 	}
 	if f.To != FrameUnboundedFollowing {
-		c, err := w.rangeRank(ctx, x, kt, offset(f.To), 2, partNo, pos, f.Order[0].NullsFirst)
+		c, err := w.rangeRank(ctx, x, kt, probeAt, f.To, 2, partNo, pos, f.Order[0].NullsFirst)
 		if err != nil {
 			return frameRows{}, err
 		}
@@ -103,16 +119,16 @@ func (w *windowRun) rangeBounds(ctx context.Context, f WindowFunc, cols []gpu.Co
 }
 
 // rangeRank is, per row in the rows' order, the number of rows that sort
-// before the probe x + offset of tag 0 (before rows of an equal key) or 2
-// (after them), within the row's partition and before it.
-func (w *windowRun) rangeRank(ctx context.Context, x gpu.Column, kt gpu.Type, offset gpu.Value, tag int64, partNo, pos gpu.Column, nullsFirst bool) (gpu.Column, error) {
+// before the probe x + offset (probeAt) of tag 0 (before rows of an equal
+// key) or 2 (after them), within the row's partition and before it.
+func (w *windowRun) rangeRank(ctx context.Context, x gpu.Column, kt gpu.Type, probeAt func(*gpu.Expr, int64) *gpu.Expr, offset int64, tag int64, partNo, pos gpu.Column, nullsFirst bool) (gpu.Column, error) {
 	i64 := gpu.Type{Kind: gpu.Int64}
 	in := []gpu.Column{partNo, x, pos}
 	key := gpu.Col(1, x.Type())
 	if x.Type().WithNullable(kt.Nullable) != kt {
 		key = gpu.Call(gpu.OpCast, kt, key)
 	}
-	probe := gpu.Call(gpu.OpAdd, kt, key, gpu.Const(kt.WithNullable(false), offset))
+	probe := probeAt(key, offset)
 	side := func(k *gpu.Expr, t int64) ([]gpu.Column, error) {
 		out, err := w.r.x.Dev.Run(ctx, &gpu.Pipeline{Inputs: []gpu.Type{i64, x.Type(), i64}, Sink: gpu.SinkMaterialize,
 			Project: []*gpu.Expr{gpu.Col(0, i64), k, gpu.Const(i64, gpu.Value{I64: t}), gpu.Col(2, i64)}}, in)

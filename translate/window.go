@@ -108,8 +108,16 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 		}
 		base.Partition = append(base.Partition, in.columnOf(g))
 	}
+	offsetUnit := int64(1) // the key's units per RANGE offset unit
 	for _, sf := range f.Sorts {
-		g, err := conv.convert(sf.Expr)
+		key := sf.Expr
+		if date, perDay, ok := dateMidnight(key); ok && len(f.Sorts) == 1 {
+			// DuckDB sorts a DATE on its midnight as a TIMESTAMP where a
+			// RANGE frame's offsets are intervals: the same order as the
+			// date's, and a frame of whole days (windowFrameRows).
+			key, offsetUnit = date, perDay
+		}
+		g, err := conv.convert(key)
 		if err != nil {
 			return nil, false, out, fmt.Errorf("window order: %w", err)
 		}
@@ -149,7 +157,7 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 		}
 		return []physical.WindowFunc{base}, false, out, nil
 	case "ntile", "first_value", "last_value", "lag", "lead":
-		fs, err := t.valueWindow(f, base, out, in, conv)
+		fs, err := t.valueWindow(f, base, out, in, conv, offsetUnit)
 		return fs, false, out, err
 	}
 	fn, err := substrait.Resolve(f.ID())
@@ -157,7 +165,7 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 		return nil, false, out, unsupported(fmt.Sprintf("window function %s", f.Name()))
 	}
 	base.Kind = physical.WindowAggregate
-	if base.Frame, base.From, base.To, err = windowFrameRows(f, base.Order, in); err != nil {
+	if base.Frame, base.From, base.To, err = windowFrameRows(f, base.Order, in, offsetUnit); err != nil {
 		return nil, false, out, err
 	}
 	var arg *gpu.Expr
@@ -214,9 +222,12 @@ func (t *translator) windowFuncs(f *expr.WindowFunction, in *stream, conv exprCo
 // to the partition's end (simpleFrame), or a ROWS frame of any other
 // constant ends, physical.FrameRowsBetween from..to rows from this one, or
 // a RANGE frame of other constant ends over one ascending order key of a
-// numeric type (order, its key), physical.FrameRangeBetween from..to of
-// the key's units from this row's.
-func windowFrameRows(f *expr.WindowFunction, order []gpu.SortKey, in *stream) (frame physical.WindowFrame, from, to int64, err error) {
+// numeric or date type (order, its key), physical.FrameRangeBetween
+// from..to of the key's units from this row's. A RANGE offset counts
+// unit of the key's units where the plan's key was a date's midnight in a
+// timestamp's units (dateMidnight): a date k lies within n such units
+// after d when k <= d + floor(n / unit) days, and before alike.
+func windowFrameRows(f *expr.WindowFunction, order []gpu.SortKey, in *stream, unit int64) (frame physical.WindowFrame, from, to int64, err error) {
 	if frame, err = simpleFrame(f); err == nil || len(f.Sorts) == 0 {
 		return frame, 0, 0, err
 	}
@@ -235,9 +246,9 @@ func windowFrameRows(f *expr.WindowFunction, order []gpu.SortKey, in *stream) (f
 		case expr.CurrentRow, *expr.CurrentRow:
 			return 0, true
 		case expr.PrecedingBound:
-			return -int64(x), int64(x) >= 0
+			return -(int64(x) / unit), int64(x) >= 0
 		case expr.FollowingBound:
-			return int64(x), int64(x) >= 0
+			return int64(x) / unit, int64(x) >= 0
 		}
 		return 0, false
 	}
@@ -249,11 +260,27 @@ func windowFrameRows(f *expr.WindowFunction, order []gpu.SortKey, in *stream) (f
 	return sliding, from, to, nil
 }
 
+// dateMidnight reports whether e is CAST(date AS TIMESTAMP) (without a
+// time zone): the date, and the timestamp's units in a day.
+func dateMidnight(e expr.Expression) (date expr.Expression, perDay int64, ok bool) {
+	c, isCast := e.(*expr.Cast)
+	if !isCast || c.FailureBehavior == types.BehaviorReturnNil || !isDateType(c.Input.GetType()) {
+		return nil, 0, false
+	}
+	tt, ok := temporalOf(c.Type)
+	if !ok || tt.class != tsClass || tt.tz {
+		return nil, 0, false
+	}
+	return c.Input, tt.perSec * 86400, true
+}
+
 // rangeOrderKey reports whether a RANGE frame's offsets apply to an order
-// key of type t: integers, decimals and floats (physical's rangeKey).
+// key of type t: integers, decimals, floats and dates (physical's
+// rangeKey; timestamps ride as Int64, temporal.go). The offsets count the
+// key's unit: days for a date, a timestamp's unit for a timestamp.
 func rangeOrderKey(t gpu.Type) bool {
 	switch t.Kind {
-	case gpu.Int8, gpu.Int16, gpu.Int32, gpu.Int64, gpu.Decimal64, gpu.Decimal128, gpu.Float32, gpu.Float64:
+	case gpu.Int8, gpu.Int16, gpu.Int32, gpu.Int64, gpu.Decimal64, gpu.Decimal128, gpu.Float32, gpu.Float64, gpu.Date32:
 		return true
 	}
 	return false
@@ -319,7 +346,7 @@ func sortKey(sf expr.SortField, col int) (gpu.SortKey, error) {
 // valueWindow translates ntile and the functions that take another row's
 // value: first_value, last_value (their frame from the partition's start),
 // lag and lead (a constant offset, a default of the value's type).
-func (t *translator) valueWindow(f *expr.WindowFunction, base physical.WindowFunc, out gpu.Type, in *stream, conv exprConv) ([]physical.WindowFunc, error) {
+func (t *translator) valueWindow(f *expr.WindowFunction, base physical.WindowFunc, out gpu.Type, in *stream, conv exprConv, offsetUnit int64) ([]physical.WindowFunc, error) {
 	args := make([]*gpu.Expr, f.NArgs())
 	for i := range args {
 		a, ok := f.Arg(i).(expr.Expression)
@@ -347,7 +374,7 @@ func (t *translator) valueWindow(f *expr.WindowFunction, base physical.WindowFun
 			return nil, fmt.Errorf("window function %s with %d arguments", f.Name(), len(args))
 		}
 		var err error
-		if base.Frame, base.From, base.To, err = windowFrameRows(f, base.Order, in); err != nil {
+		if base.Frame, base.From, base.To, err = windowFrameRows(f, base.Order, in, offsetUnit); err != nil {
 			return nil, err
 		}
 		base.Kind = physical.WindowFirstValue
