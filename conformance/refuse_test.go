@@ -92,6 +92,17 @@ func TestRefusedSubtreeCudaPlans(t *testing.T) {
 	}
 }
 
+// greatest and least under the CUDA device's refusals: CASEs of SQL-order
+// comparisons, whole on the device, DuckDB's answers (nulls passed over,
+// decimals and doubles mixed). TestGreatestLeastCuda runs them on the GPU.
+func TestGreatestLeastCudaPlans(t *testing.T) { checkGreatestLeast(t, cudaPlanDevice(t)) }
+
+func checkGreatestLeast(t *testing.T, dev gpu.Device) {
+	checkWhole(t, dev, []string{
+		"SELECT o_orderkey, greatest(o_totalprice, CASE WHEN o_orderkey % 3 = 0 THEN NULL ELSE o_custkey * 10 END) AS g, least(o_orderdate, DATE '1995-06-01', CASE WHEN o_orderkey % 5 = 0 THEN NULL ELSE o_orderdate + 30 END) AS l, greatest(o_totalprice::DOUBLE / 7, o_shippriority, o_custkey % 97) AS h FROM orders WHERE o_custkey < 300 ORDER BY o_orderkey",
+	})
+}
+
 // Variances and deviations under the CUDA device's refusals: from exact
 // moments (translate's statFromMoments), whole on the device, each answer
 // DuckDB's within a float's tolerance (DuckDB's running mean rounds in its

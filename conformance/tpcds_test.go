@@ -105,6 +105,8 @@ func TestWindowCuda(t *testing.T) { checkWindows(t, cudaDevice(t)) }
 
 func TestWindowSumsCuda(t *testing.T) { checkWindowSums(t, cudaDevice(t)) }
 
+func TestGreatestLeastCuda(t *testing.T) { checkGreatestLeast(t, cudaDevice(t)) }
+
 // runningVariance matches the queries whose answers hold a variance or a
 // standard deviation (q17, q39). DuckDB computes them with running means
 // merged in the order its threads finish, so its own answer differs from

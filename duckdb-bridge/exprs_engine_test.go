@@ -1,6 +1,11 @@
 package duckdbbridge
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/rigel-db/rigel/gpu/host"
+)
 
 // exprQueries are single-table queries over the TPC-H expressions that run
 // through string tables, IN lists, date parts, timestamp constants and
@@ -41,4 +46,26 @@ var exprQueries = []string{
 
 func TestExpressionsThroughEngine(t *testing.T) {
 	checkRunOnDevice(t, exprQueries)
+}
+
+// greatest and least (Substrait's greatest_skip_null and least_skip_null:
+// DuckDB's pass over nulls) of integers, doubles with NaN (above every
+// number), decimals and dates, 2 to 4 arguments, run on the device as
+// CASEs; five arguments leave that projection to DuckDB's greatest.
+func TestGreatestLeast(t *testing.T) {
+	const ddl = `CREATE TABLE gl AS SELECT i,
+  CASE WHEN i % 5 = 0 THEN NULL ELSE (i * 37 % 101) - 50 END AS a,
+  CASE WHEN i % 7 = 0 THEN NULL WHEN i % 11 = 0 THEN 'nan'::DOUBLE ELSE (i * 13 % 97) / 3.0 - 16 END AS f,
+  (i % 13)::DECIMAL(9,2) / 4 AS d, DATE '2020-01-01' + (i % 50)::INTEGER AS dt,
+  CASE WHEN i % 3 = 0 THEN NULL ELSE DATE '2020-01-20' END AS dn
+FROM range(200) t(i)`
+	checkDDLWholeOnHost(t, "greatest-least", ddl, []string{
+		"SELECT i, greatest(a, f) AS g, least(a, f, d) AS l, greatest(dt, dn) AS gd, least(d, a) AS ld, least(a, -3, f, d) AS l4 FROM gl ORDER BY i",
+		"SELECT greatest(a, 10) + least(f, 0.5) AS k, count(*) AS n FROM gl GROUP BY 1 ORDER BY 1 NULLS FIRST",
+	})
+	e := NewEngine(memoryDB(t, ddl), "greatest-five", host.New(), "")
+	q := "SELECT i, greatest(a, f, d, i, 3) AS g FROM gl ORDER BY i"
+	if where, reason := queryLikeDuckDB(t, e, q); where != OnHost || !strings.Contains(reason, "subtree(s) on DuckDB") {
+		t.Fatalf("%s ran on %s (%s), want the device with that projection on DuckDB", q, where, reason)
+	}
 }

@@ -40,6 +40,18 @@ func postfix(op string) sqlFunc {
 	}
 }
 
+// nullIfAnyNull is a DuckDB function of the same arguments, null where any
+// argument is.
+func nullIfAnyNull(name string) sqlFunc {
+	return func(a, _ []string) (string, error) {
+		nulls := make([]string, len(a))
+		for i, x := range a {
+			nulls[i] = x + " IS NULL"
+		}
+		return "(CASE WHEN " + strings.Join(nulls, " OR ") + " THEN NULL ELSE " + name + "(" + strings.Join(a, ", ") + ") END)", nil
+	}
+}
+
 // call is a DuckDB function of the same arguments.
 func call(name string) sqlFunc {
 	return func(a, _ []string) (string, error) {
@@ -84,7 +96,10 @@ var scalarFuncs = map[string]sqlFunc{
 		return "(" + a[0] + " BETWEEN " + a[1] + " AND " + a[2] + ")", nil
 	},
 	"coalesce": call("coalesce"), "nullif": call("nullif"),
-	"least": call("least"), "greatest": call("greatest"),
+	// DuckDB's least and greatest pass over nulls, as Substrait's
+	// _skip_null forms; the plain forms are null when any argument is.
+	"least_skip_null": call("least"), "greatest_skip_null": call("greatest"),
+	"least": nullIfAnyNull("least"), "greatest": nullIfAnyNull("greatest"),
 	"and": infix("AND"), "or": infix("OR"), "not": prefix("NOT"),
 	"xor": infix("<>"), // DuckDB's xor is bitwise on integers only; null in, null out as <>
 	"and_not": func(a, _ []string) (string, error) {

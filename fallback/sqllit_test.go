@@ -83,3 +83,37 @@ func TestLiteralRefusals(t *testing.T) {
 		t.Fatal("a nanosecond timestamp was written without its nanoseconds")
 	}
 }
+
+// Substrait's greatest and least are null when any argument is; DuckDB's
+// pass over nulls, as Substrait's _skip_null forms do: each written form
+// gives Substrait's answer in DuckDB.
+func TestGreatestLeastInDuckDB(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"greatest", []string{"1", "NULL", "3"}, "NULL"},
+		{"least", []string{"2", "5"}, "2"},
+		{"greatest_skip_null", []string{"1", "NULL", "3"}, "3"},
+		{"least_skip_null", []string{"NULL", "7", "4"}, "4"},
+		{"least_skip_null", []string{"NULL", "NULL"}, "NULL"},
+	} {
+		q, err := scalarFuncs[c.name](c.args, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got sql.NullString
+		if err := db.QueryRowContext(context.Background(), "SELECT CAST("+q+" AS VARCHAR)").Scan(&got); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if s := map[bool]string{true: got.String, false: "NULL"}[got.Valid]; s != c.want {
+			t.Errorf("%s(%v) as %s: %s, want %s", c.name, c.args, q, s, c.want)
+		}
+	}
+}

@@ -46,6 +46,10 @@ const (
 	FnIsNotFalse         Func = "is_not_false"
 	FnCoalesce           Func = "coalesce"
 	FnNullIf             Func = "nullif"
+	FnGreatest           Func = "greatest"
+	FnLeast              Func = "least"
+	FnGreatestSkipNull   Func = "greatest_skip_null"
+	FnLeastSkipNull      Func = "least_skip_null"
 	FnIsDistinctFrom     Func = "is_distinct_from"
 	FnXor                Func = "xor"
 	FnAndNot             Func = "and_not"
@@ -64,6 +68,6 @@ func init() {
 	add("functions_rounding", FnCeil, FnFloor, FnRound)
 	add("functions_rounding_decimal", FnCeil, FnFloor, FnRound)
 	add("functions_comparison", FnIsNan, FnIsFinite, FnIsInfinite, FnIsTrue, FnIsFalse, FnIsNotTrue,
-		FnIsNotFalse, FnCoalesce, FnNullIf, FnIsDistinctFrom)
+		FnIsNotFalse, FnCoalesce, FnNullIf, FnIsDistinctFrom, FnGreatest, FnLeast, FnGreatestSkipNull, FnLeastSkipNull)
 	add("functions_boolean", FnXor, FnAndNot, FnBoolAnd, FnBoolOr)
 }

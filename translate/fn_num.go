@@ -113,7 +113,8 @@ func init() {
 		substrait.FnBitwiseNot, substrait.FnLogb, substrait.FnCeil, substrait.FnFloor, substrait.FnRound,
 		substrait.FnIsNan, substrait.FnIsFinite, substrait.FnIsInfinite, substrait.FnIsTrue, substrait.FnIsFalse,
 		substrait.FnIsNotTrue, substrait.FnIsNotFalse, substrait.FnCoalesce, substrait.FnNullIf,
-		substrait.FnIsDistinctFrom, substrait.FnIsNotDistinctFrom, substrait.FnXor, substrait.FnAndNot} {
+		substrait.FnIsDistinctFrom, substrait.FnIsNotDistinctFrom, substrait.FnXor, substrait.FnAndNot,
+		substrait.FnGreatest, substrait.FnLeast, substrait.FnGreatestSkipNull, substrait.FnLeastSkipNull} {
 		numericFuncs[fn] = true
 	}
 	for fn := range floatFuncOps {
@@ -357,6 +358,8 @@ func (c exprConv) numericCall(fn substrait.Func, o *fnOpts, out gpu.Type, args [
 		}
 		parts[len(parts)-1] = retype(parts[len(parts)-1], t)
 		return gpu.Call(gpu.OpCase, t, parts...), nil
+	case substrait.FnGreatest, substrait.FnLeast, substrait.FnGreatestSkipNull, substrait.FnLeastSkipNull:
+		return extreme(fn, out, args)
 	case substrait.FnNullIf:
 		if err := arityErr(fn, args, 2); err != nil {
 			return nil, err
@@ -782,4 +785,60 @@ func stringLiteralArg(f *expr.ScalarFunction) bool {
 		}
 	}
 	return false
+}
+
+// maxExtremeArgs bounds greatest and least: each further argument repeats
+// the running pick in the CASE that compares it (three times), so the
+// expression grows as 3^n.
+const maxExtremeArgs = 4
+
+// extreme is greatest or least (Substrait's functions_comparison) of
+// numbers or dates: a CASE per further argument keeping the larger (the
+// smaller) in SQL's order, NaN above every number as DuckDB's. The
+// _skip_null forms (DuckDB's greatest and least) pass over nulls, null
+// only when every argument is; the plain forms are null when any is.
+// Strings are refused (their dictionaries' codes are not in order).
+func extreme(fn substrait.Func, out gpu.Type, args []*gpu.Expr) (*gpu.Expr, error) {
+	if len(args) == 0 || len(args) > maxExtremeArgs {
+		return nil, unsupported(fmt.Sprintf("%s of %d arguments (1 to %d)", fn, len(args), maxExtremeArgs))
+	}
+	if !(isInt(out) || out.Kind.IsFloat() || out.Kind == gpu.Decimal64 || out.Kind == gpu.Decimal128 || out.Kind == gpu.Date32) {
+		return nil, unsupported(fmt.Sprintf("%s of %s", fn, out))
+	}
+	op := gpu.OpGt
+	if fn == substrait.FnLeast || fn == substrait.FnLeastSkipNull {
+		op = gpu.OpLt
+	}
+	skipNull := fn == substrait.FnGreatestSkipNull || fn == substrait.FnLeastSkipNull
+	vals := make([]*gpu.Expr, len(args))
+	for i, a := range args {
+		v, err := caseBranch(a, out.WithNullable(a.Type.Nullable))
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	acc := vals[0]
+	for _, b := range vals[1:] {
+		t := out.WithNullable(acc.Type.Nullable || b.Type.Nullable)
+		better, err := compare(op, boolType(true), b, acc)
+		if err != nil {
+			return nil, err
+		}
+		x, y := retype(acc, t), retype(b, t)
+		if !skipNull {
+			// A null on either side makes better null: the CASE keeps acc,
+			// which is then nulled where either is null.
+			pick := gpu.Call(gpu.OpCase, t, better, y, x)
+			either := gpu.Call(gpu.OpOr, boolType(false), gpu.Call(gpu.OpIsNull, boolType(false), acc), gpu.Call(gpu.OpIsNull, boolType(false), b))
+			acc = nullWhen(either, pick)
+			continue
+		}
+		acc = gpu.Call(gpu.OpCase, t,
+			gpu.Call(gpu.OpIsNull, boolType(false), acc), y,
+			gpu.Call(gpu.OpIsNull, boolType(false), b), x,
+			better, y,
+			x)
+	}
+	return acc, nil
 }
