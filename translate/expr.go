@@ -511,13 +511,21 @@ func cast(e *gpu.Expr, t gpu.Type) (*gpu.Expr, error) {
 }
 
 // caseNullable reports whether a branch of x may be null: a nullable
-// THEN or ELSE, or no ELSE.
+// THEN or ELSE, or no ELSE. A branch without a type (an outer reference a
+// hostile plan put there) counts as nullable; converting it fails after.
 func caseNullable(x *expr.IfThen) bool {
-	if x.Else() == nil || x.Else().GetType().GetNullability() != types.NullabilityRequired {
+	required := func(e expr.Expression) bool {
+		if e == nil {
+			return false
+		}
+		t := e.GetType()
+		return t != nil && t.GetNullability() == types.NullabilityRequired
+	}
+	if !required(x.Else()) {
 		return true
 	}
 	for i := 0; i < x.NIfs(); i++ {
-		if x.IfPair(i).Then.GetType().GetNullability() != types.NullabilityRequired {
+		if !required(x.IfPair(i).Then) {
 			return true
 		}
 	}
