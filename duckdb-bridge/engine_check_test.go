@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu/host"
@@ -47,6 +48,15 @@ func checkWholeOnHost(t *testing.T, e *Engine, queries []string) {
 
 // checkDDLWholeOnHost is checkWholeOnHost on a host-device engine (named
 // name) over an in-memory database that ddl makes.
+// checkSubtreeOnDuckDB runs q on e: on the host device with a subtree on
+// DuckDB (splitMarker), and DuckDB's answer.
+func checkSubtreeOnDuckDB(t *testing.T, e *Engine, q string) {
+	t.Helper()
+	if where, reason := queryLikeDuckDB(t, e, q); where != OnHost || !strings.Contains(reason, splitMarker) {
+		t.Fatalf("%s ran on %s (%s), want the device with a subtree on DuckDB", q, where, reason)
+	}
+}
+
 func checkDDLWholeOnHost(t *testing.T, name, ddl string, queries []string) {
 	t.Helper()
 	checkWholeOnHost(t, NewEngine(memoryDB(t, ddl), name, host.New(), ""), queries)

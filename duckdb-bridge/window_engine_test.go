@@ -2,7 +2,6 @@ package duckdbbridge
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/rigel-db/rigel/gpu/host"
@@ -139,9 +138,6 @@ FROM range(400) r(i)`
 		"SELECT id, count(*) OVER (ORDER BY d RANGE BETWEEN 3 PRECEDING AND 1 FOLLOWING) AS a, sum(v) OVER (PARTITION BY g ORDER BY d NULLS FIRST RANGE BETWEEN CURRENT ROW AND 10 FOLLOWING) AS b FROM e ORDER BY id",
 		"SELECT id, max(v) OVER (ORDER BY d RANGE BETWEEN INTERVAL 7 DAYS PRECEDING AND INTERVAL '36 hours' FOLLOWING) AS a, min(id) OVER (PARTITION BY g ORDER BY d RANGE BETWEEN INTERVAL '47 hours' PRECEDING AND CURRENT ROW) AS b FROM e ORDER BY id",
 	})
-	e := NewEngine(memoryDB(t, ddl), "timestamp-range", host.New(), "")
-	q := "SELECT id, count(*) OVER (ORDER BY ts RANGE BETWEEN INTERVAL 5 HOURS PRECEDING AND INTERVAL 90 MINUTES FOLLOWING) AS n FROM e ORDER BY id"
-	if where, reason := queryLikeDuckDB(t, e, q); where != OnHost || !strings.Contains(reason, "subtree(s) on DuckDB") {
-		t.Fatalf("%s ran on %s (%s), want the device with the window on DuckDB", q, where, reason)
-	}
+	checkSubtreeOnDuckDB(t, NewEngine(memoryDB(t, ddl), "timestamp-range", host.New(), ""),
+		"SELECT id, count(*) OVER (ORDER BY ts RANGE BETWEEN INTERVAL 5 HOURS PRECEDING AND INTERVAL 90 MINUTES FOLLOWING) AS n FROM e ORDER BY id")
 }
