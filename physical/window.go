@@ -857,7 +857,7 @@ func (w *windowRun) slidingAggregate(ctx context.Context, f WindowFunc, cols []g
 	cnt := gpu.Call(gpu.OpSub, i64, orZero(0, i64), orZero(m, i64))
 	e := cnt
 	switch {
-	case f.Agg == gpu.AggSum && m == 1: // doubles, tree-summed
+	case w.treeSummed(f, cols):
 		sums, err := w.frameSums(ctx, f, cols, fb.from, fb.to)
 		if err != nil {
 			return nil, err

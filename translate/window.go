@@ -234,6 +234,7 @@ func windowFrameRows(f *expr.WindowFunction, order []gpu.SortKey, in *stream, un
 	sliding := physical.FrameRowsBetween
 	switch {
 	case f.BoundsType == types.BoundsTypeRows:
+		unit = 1 // rows, whatever the key
 	case f.BoundsType == types.BoundsTypeRange && len(order) == 1 && !order[0].Descending && rangeOrderKey(in.exprs[order[0].Col].Type):
 		sliding = physical.FrameRangeBetween
 	default:
