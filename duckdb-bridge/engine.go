@@ -181,6 +181,10 @@ type Prepared struct {
 	// transient: the Reason holds for this run only (DuckDB was busy), so
 	// the plan cache does not keep it.
 	transient bool
+	// onDuckDB: the relation kinds this plan leaves to DuckDB because the
+	// device refused them while running an earlier plan of the query
+	// (retryRefused).
+	onDuckDB map[physical.RefusedOp]string
 }
 
 // Prepare plans a query: DuckDB's optimized plan, turned into Substrait,
@@ -245,7 +249,13 @@ func readOnly(db *sql.DB) bool {
 }
 
 func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
-	p := &Prepared{SQL: query}
+	return e.prepareWith(ctx, query, nil)
+}
+
+// prepareWith is prepare with relations of the kinds onDuckDB names left
+// to DuckDB (translate.Options.OnDuckDB).
+func (e *Engine) prepareWith(ctx context.Context, query string, onDuckDB map[physical.RefusedOp]string) (*Prepared, error) {
+	p := &Prepared{SQL: query, onDuckDB: onDuckDB}
 	if e.dev == nil {
 		p.Reason = e.NoDeviceReason
 		return p, nil
@@ -282,7 +292,7 @@ func (e *Engine) prepare(ctx context.Context, query string) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rigel produced a plan it cannot load (a bug): %w", err)
 	}
-	root, err := translate.TranslateWith(loaded, translate.Options{Split: true, Device: refuser(e.dev)})
+	root, err := translate.TranslateWith(loaded, translate.Options{Split: true, Device: refuser(e.dev), OnDuckDB: onDuckDB})
 	if err != nil {
 		if errors.Is(err, translate.ErrUnsupported) || errors.Is(err, substrait.ErrNotImplemented) {
 			p.Reason = err.Error()
@@ -374,6 +384,9 @@ func (e *Engine) tryDevice(ctx context.Context, p *Prepared, planNanos int64) (*
 		return nil, p.Reason, nil
 	}
 	rec, st, err := e.runOnDevice(ctx, p.Root, p.Names)
+	if q := e.retryRefused(ctx, p, err); q != nil {
+		return e.tryDevice(ctx, q, planNanos)
+	}
 	if err == nil {
 		if rec, err = retypeResult(rec, p.resultTypes); err != nil {
 			return nil, "", err
@@ -394,6 +407,37 @@ func (e *Engine) tryDevice(ctx context.Context, p *Prepared, planNanos int64) (*
 		return nil, "the device reported: " + err.Error() + "; DuckDB's answer or error stands", nil
 	}
 	return nil, "", err
+}
+
+// retryRefused makes p's query's plan again when err is a refusal while
+// running that a plan with that kind of relation on DuckDB avoids
+// (physical.RunRefusal): that plan, which replaces p in the plan cache,
+// or nil (another error, a plan from Substrait without SQL, a kind p
+// already leaves to DuckDB, or a plan that cannot be made).
+func (e *Engine) retryRefused(ctx context.Context, p *Prepared, err error) *Prepared {
+	var refusal *physical.RunRefusal
+	if !errors.As(err, &refusal) || p.SQL == "" {
+		return nil
+	}
+	if _, done := p.onDuckDB[refusal.Op]; done {
+		return nil
+	}
+	onDuckDB := map[physical.RefusedOp]string{refusal.Op: refusal.Error()}
+	for op, why := range p.onDuckDB {
+		onDuckDB[op] = why
+	}
+	q, perr := e.prepareWith(ctx, p.SQL, onDuckDB)
+	if perr != nil || q.Root == nil {
+		return nil
+	}
+	if e.plans != nil {
+		e.plansMu.Lock()
+		if e.plans[p.SQL] == p {
+			e.plans[p.SQL] = q
+		}
+		e.plansMu.Unlock()
+	}
+	return q
 }
 
 // allNullable marks every field of a device result nullable, as DuckDB's

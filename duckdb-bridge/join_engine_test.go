@@ -1,6 +1,12 @@
 package duckdbbridge
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/rigel-db/rigel/gpu/host"
+)
 
 // deviceJoinQueries must run whole on the device (here the host device)
 // and equal DuckDB: every join type, several keys, keys of several types
@@ -64,4 +70,26 @@ var deviceJoinQueries = []string{
 
 func TestJoinsAndSetOpsRunOnDevice(t *testing.T) {
 	checkRunOnDevice(t, deviceJoinQueries)
+}
+
+// A join without equal keys past physical.MaxCrossPairs pairs (5000 x
+// 5000 rows) is refused while running, the device listing the pairs on the
+// host: the query's plan is made again with that join on DuckDB and the
+// grouping after it on the device, where before the whole query went to
+// DuckDB. The result says why.
+func TestCrossRefusedWhileRunning(t *testing.T) {
+	e := NewEngine(memoryDB(t, `CREATE TABLE a AS SELECT i AS x, i % 7 AS g FROM range(5000) t(i);
+CREATE TABLE b AS SELECT (i * 37) % 5003 AS y FROM range(5000) t(i)`), "cross-refused", host.New(), "")
+	q := "SELECT g, count(*) AS n, sum(y) AS s FROM a JOIN b ON x < y - 4990 GROUP BY g ORDER BY g"
+	for run := 0; run < 2; run++ {
+		checkSubtreeOnDuckDB(t, e, q)
+	}
+	res, err := e.Query(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Release()
+	if !strings.Contains(res.Reason, "refused while running: a join without equal keys over 5000 x 5000 rows") {
+		t.Fatalf("reason %q: want the refusal while running", res.Reason)
+	}
 }

@@ -191,7 +191,7 @@ const swapBuildRatio = 32
 func (r *run) candidates(ctx context.Context, j *Join, left, right []gpu.Column, nl, nr, ratio int) (p, b gpu.Column, err error) {
 	if len(j.LeftKeys) == 0 {
 		if err := r.checkRows(fmt.Sprintf("a join without equal keys over %d x %d rows", nl, nr), int64(nl)*int64(nr), crossTypes(j)); err != nil {
-			return nil, nil, err
+			return nil, nil, &RunRefusal{Op: RefusedCross, Err: err}
 		}
 		return r.crossPairs(ctx, nl, nr)
 	}
@@ -245,7 +245,7 @@ func (r *run) crossPairs(ctx context.Context, nl, nr int) (gpu.Column, gpu.Colum
 		return r.broadcastPairs(ctx, nl, nr)
 	}
 	if int64(nl)*int64(nr) > MaxCrossPairs {
-		return nil, nil, fmt.Errorf("a join without equal keys over %d x %d rows (more than %d pairs): %w", nl, nr, MaxCrossPairs, gpu.ErrUnsupported)
+		return nil, nil, &RunRefusal{Op: RefusedCross, Err: fmt.Errorf("a join without equal keys over %d x %d rows (more than %d pairs): %w", nl, nr, MaxCrossPairs, gpu.ErrUnsupported)}
 	}
 	pb := array.NewInt32Builder(memory.DefaultAllocator)
 	bb := array.NewInt32Builder(memory.DefaultAllocator)

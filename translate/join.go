@@ -110,6 +110,9 @@ func (t *translator) joinInputs(lr, rr plan.Rel, jt physical.JoinType, condition
 // left stream's columns, nl.. the right's). The result has the left
 // stream's columns, then (but for semi and anti joins) the right's.
 func (t *translator) joinStreams(left, right *stream, jt physical.JoinType, lkeys, rkeys []*gpu.Expr, nullsEqual []bool, residual []*gpu.Expr) (*stream, error) {
+	if why, ok := t.onDuckDB[physical.RefusedCross]; ok && len(lkeys) == 0 {
+		return nil, unsupported("refused while running: " + why)
+	}
 	nl, nr := len(left.exprs), len(right.exprs)
 	j := &physical.Join{Type: jt, NullsEqual: nullsEqual}
 	j.LeftKeys = keyColumns(left, lkeys)

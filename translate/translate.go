@@ -37,11 +37,15 @@ type Options struct {
 	// relation adds (refuse.go): one the device refuses makes that
 	// relation a fallback (with Split) or an error, before anything runs.
 	Device gpu.Refuser
+	// OnDuckDB: relations of these kinds become fallbacks (with Split),
+	// each with the reason the device gave while running a plan made
+	// before (physical.RunRefusal).
+	OnDuckDB map[physical.RefusedOp]string
 }
 
 // TranslateWith is Translate with options.
 func TranslateWith(p *substrait.Plan, o Options) (physical.Node, error) {
-	t := &translator{split: o.Split, tables: o.Tables, done: map[plan.Rel]translated{}, device: o.Device}
+	t := &translator{split: o.Split, tables: o.Tables, done: map[plan.Rel]translated{}, device: o.Device, onDuckDB: o.OnDuckDB}
 	if o.Split {
 		// A split plan's root may become a DuckDB subtree, whose temporal
 		// columns the device cannot take in: such plans run whole on DuckDB.
@@ -77,8 +81,10 @@ type translator struct {
 	views int
 	// device and checked: the device asked about operations (refuse.go),
 	// and the expressions and nodes already asked about.
-	device  gpu.Refuser
-	checked map[any]bool
+	device gpu.Refuser
+	// onDuckDB: Options.OnDuckDB.
+	onDuckDB map[physical.RefusedOp]string
+	checked  map[any]bool
 }
 
 // translated is a relation's translation: a stream (copied at each use:

@@ -1,0 +1,33 @@
+package physical
+
+import "fmt"
+
+// RunRefusal is an operator the device refused while running for the size
+// of what it met, where a plan made again can hand that kind of relation
+// to DuckDB (translate.Options.OnDuckDB) and keep the rest on the device:
+// before, the whole query went to DuckDB and the device's work was lost
+// twice over.
+type RunRefusal struct {
+	Op  RefusedOp
+	Err error
+}
+
+// RefusedOp is the kind of relation a RunRefusal hands to DuckDB.
+type RefusedOp uint8
+
+const (
+	// RefusedCross: a join without equal keys past MaxCrossPairs pairs
+	// (the device lists the pairs on the host), or whose pairs would not
+	// fit the device's memory.
+	RefusedCross RefusedOp = iota + 1
+)
+
+func (o RefusedOp) String() string {
+	if o == RefusedCross {
+		return "a join without equal keys"
+	}
+	return fmt.Sprintf("refused operator %d", uint8(o))
+}
+
+func (e *RunRefusal) Error() string { return e.Err.Error() }
+func (e *RunRefusal) Unwrap() error { return e.Err }
