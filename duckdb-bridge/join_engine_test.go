@@ -2,9 +2,11 @@ package duckdbbridge
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/rigel-db/rigel/gpu"
 	"github.com/rigel-db/rigel/gpu/host"
 )
 
@@ -91,5 +93,36 @@ CREATE TABLE b AS SELECT (i * 37) % 5003 AS y FROM range(5000) t(i)`), "cross-re
 	defer res.Release()
 	if !strings.Contains(res.Reason, "refused while running: a join without equal keys over 5000 x 5000 rows") {
 		t.Fatalf("reason %q: want the refusal while running", res.Reason)
+	}
+}
+
+// sortLimited refuses sorts of more than max rows, as the CUDA device
+// refuses those past gpu.MaxSortRows.
+type sortLimited struct {
+	*host.Device
+	max int
+}
+
+func (d sortLimited) Sort(ctx context.Context, cols []gpu.Column, keys []gpu.SortKey, limit int) ([]gpu.Column, error) {
+	if len(cols) > 0 && cols[0].Len() > d.max {
+		return nil, fmt.Errorf("sort of %d rows (at most %d here): %w", cols[0].Len(), d.max, gpu.ErrUnsupported)
+	}
+	return d.Device.Sort(ctx, cols, keys, limit)
+}
+
+// A sort the device refuses while running hands the plan's sorts to
+// DuckDB, the rest staying on the device: the inner ORDER BY of 5000 rows
+// runs on DuckDB, the LIMIT, the grouping and its ORDER BY on the device.
+func TestSortRefusedWhileRunning(t *testing.T) {
+	e := NewEngine(memoryDB(t, `CREATE TABLE a AS SELECT i AS x, (i * 37) % 101 AS y FROM range(5000) t(i)`), "sort-refused", sortLimited{host.New(), 1000}, "")
+	q := "SELECT y % 7 AS k, count(*) AS n, sum(x) AS s FROM (SELECT x, y FROM a ORDER BY y DESC, x LIMIT 3000) GROUP BY k ORDER BY k"
+	checkSubtreeOnDuckDB(t, e, q)
+	res, err := e.Query(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Release()
+	if !strings.Contains(res.Reason, "refused while running") || !strings.Contains(res.Reason, "sort of 5000 rows") {
+		t.Fatalf("reason %q: want the sort's refusal while running", res.Reason)
 	}
 }

@@ -467,6 +467,9 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 		return out, nil
 	case *Sort:
 		out, err := r.x.Dev.Sort(ctx, in, x.Keys, x.Limit)
+		if errors.Is(err, gpu.ErrUnsupported) {
+			return nil, &RunRefusal{Op: RefusedSort, Err: fmt.Errorf("%s: %w", errorText(x), err)}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", errorText(x), err)
 		}

@@ -20,11 +20,17 @@ const (
 	// (the device lists the pairs on the host), or whose pairs would not
 	// fit the device's memory.
 	RefusedCross RefusedOp = iota + 1
+	// RefusedSort: a sort of the plan (a SortRel) the device refused
+	// (the CUDA sort takes at most gpu.MaxSortRows rows).
+	RefusedSort
 )
 
 func (o RefusedOp) String() string {
-	if o == RefusedCross {
+	switch o {
+	case RefusedCross:
 		return "a join without equal keys"
+	case RefusedSort:
+		return "a sort"
 	}
 	return fmt.Sprintf("refused operator %d", uint8(o))
 }

@@ -555,6 +555,9 @@ func prune(src physical.Node, exprs []*gpu.Expr, filter *gpu.Expr) (physical.Nod
 }
 
 func (t *translator) sort(r *plan.SortRel) (*stream, error) {
+	if why, ok := t.onDuckDB[physical.RefusedSort]; ok {
+		return nil, unsupported("refused while running: " + why)
+	}
 	in, err := t.rel(r.Input())
 	if err != nil {
 		return nil, err
