@@ -126,3 +126,12 @@ func TestSortRefusedWhileRunning(t *testing.T) {
 		t.Fatalf("reason %q: want the sort's refusal while running", res.Reason)
 	}
 }
+
+// Window functions the device refuses while running (here their sort of
+// 5000 rows) go to DuckDB with their projection, the rest of the plan
+// staying on the device.
+func TestWindowRefusedWhileRunning(t *testing.T) {
+	e := NewEngine(memoryDB(t, `CREATE TABLE a AS SELECT i AS x, (i * 37) % 101 AS y FROM range(5000) t(i)`), "window-refused", sortLimited{host.New(), 1000}, "")
+	q := "SELECT r % 5 AS k, count(*) AS n FROM (SELECT x, rank() OVER (ORDER BY y, x) AS r FROM a WHERE x > 10) GROUP BY k ORDER BY k"
+	checkSubtreeOnDuckDB(t, e, q)
+}

@@ -476,6 +476,9 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 		return r.keep(out), nil
 	case *Window:
 		out, err := r.window(ctx, x, in)
+		if errors.Is(err, gpu.ErrUnsupported) {
+			return nil, &RunRefusal{Op: RefusedWindow, Err: fmt.Errorf("%s: %w", errorText(x), err)}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", errorText(x), err)
 		}

@@ -23,6 +23,9 @@ const (
 	// RefusedSort: a sort of the plan (a SortRel) the device refused
 	// (the CUDA sort takes at most gpu.MaxSortRows rows).
 	RefusedSort
+	// RefusedWindow: window functions (a ProjectRel with them) the device
+	// refused: their sort, a sliding min or max over frames past 2^20 rows.
+	RefusedWindow
 )
 
 func (o RefusedOp) String() string {
@@ -31,6 +34,8 @@ func (o RefusedOp) String() string {
 		return "a join without equal keys"
 	case RefusedSort:
 		return "a sort"
+	case RefusedWindow:
+		return "window functions"
 	}
 	return fmt.Sprintf("refused operator %d", uint8(o))
 }

@@ -29,6 +29,9 @@ func hasWindow(x *plan.ProjectRel) bool {
 // the Window appends, and the projection's other expressions read the
 // Window's output. avg is a running sum and count, divided above.
 func (t *translator) windowProject(x *plan.ProjectRel, in *stream) (*stream, error) {
+	if why, ok := t.onDuckDB[physical.RefusedWindow]; ok {
+		return nil, unsupported("refused while running: " + why)
+	}
 	width := len(in.exprs)
 	conv := exprConv{in.exprs}
 	type pending struct {
