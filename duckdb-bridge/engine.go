@@ -611,17 +611,9 @@ func (e *Engine) planOnDuckDB(ctx context.Context, data []byte, cause error) (*R
 }
 
 // devicePlan makes the choices of a translated plan that depend on the
-// device and the data, before EXPLAIN shows them: columns read only
-// through a substring loaded as that substring, strings in Arrow layout
-// where the plan allows it, fused probes, then the joins that run
-// partitioned and the scans that stream when the plan's tables do not fit
-// in the device's memory, and last equal subtrees made one that runs once.
+// device and the data, before EXPLAIN shows them (physical.Rewrites).
 func (e *Engine) devicePlan(ctx context.Context, root physical.Node) (physical.Node, error) {
-	if err := e.exec.ChooseStringLayouts(ctx, root); err != nil {
-		return nil, err
-	}
-	root = e.exec.PlanPartitions(ctx, physical.FuseProbes(root))
-	return physical.ShareCommonSubtrees(e.exec.PlanChunks(ctx, root)), nil
+	return e.exec.DevicePlan(ctx, root)
 }
 
 // SetDeviceMemory bounds the device memory the engine's plans may use
