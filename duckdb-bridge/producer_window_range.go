@@ -66,16 +66,13 @@ func rangeOffset(x *duckExpr, orders []duckOrder, preceding bool) (int64, error)
 	}
 	key := orders[0].Expression
 	desc := orders[0].Type != "ASCENDING"
-	if key.ReturnType != nil && rangeTemporal[key.ReturnType.ID] {
-		if desc {
-			return 0, unsupported("RANGE frame offset under a descending ORDER BY of %s", key.ReturnType.ID)
-		}
-		return rangeTemporalOffset(x, key, preceding)
-	}
-	if key.ReturnType == nil || !rangeNumeric[key.ReturnType.ID] {
+	temporal := key.ReturnType != nil && rangeTemporal[key.ReturnType.ID]
+	switch {
+	case temporal && desc:
+		return 0, unsupported("RANGE frame offset under a descending ORDER BY of %s", key.ReturnType.ID)
+	case !temporal && (key.ReturnType == nil || !rangeNumeric[key.ReturnType.ID]):
 		return 0, unsupported("RANGE frame offset on an ORDER BY key of type %s (Substrait's offsets are whole numbers in the key's unit)", typeName(key.ReturnType))
-	}
-	if desc && (key.ReturnType.ID == "FLOAT" || key.ReturnType.ID == "DOUBLE") {
+	case desc && (key.ReturnType.ID == "FLOAT" || key.ReturnType.ID == "DOUBLE"):
 		return 0, unsupported("RANGE frame offset under a descending ORDER BY of %s (NaN sorts first there and last ascending, so the key cannot be negated)", key.ReturnType.ID)
 	}
 	if sameExpr(x, key) {
@@ -88,10 +85,13 @@ func rangeOffset(x *duckExpr, orders []duckOrder, preceding bool) (int64, error)
 	if x == nil || x.ExpressionClass != "BOUND_FUNCTION" || x.Name != op || len(x.Children) != 2 {
 		return 0, unsupported("RANGE frame offset that is not key %s constant", op)
 	}
-	if !sameExpr(x.Children[0], key) && !widenedDecimal(key, x.Children[0]) && !widenedDecimal(x.Children[0], key) {
+	from, c := x.Children[0], x.Children[1]
+	if temporal {
+		return rangeTemporalOffset(key, from, c, op)
+	}
+	if !sameExpr(from, key) && !widenedDecimal(key, from) && !widenedDecimal(from, key) {
 		return 0, unsupported("RANGE frame offset that is not computed from the ORDER BY key")
 	}
-	c := x.Children[1]
 	v, ok := wholeConstant(c)
 	if !ok {
 		return 0, unsupported("RANGE frame offset that is not a non-negative whole number constant")
@@ -107,23 +107,12 @@ var rangeTemporal = map[string]bool{"DATE": true, "TIMESTAMP": true}
 // TIMESTAMP (no time zone).
 const microsPerDay = 86_400_000_000
 
-// rangeTemporalOffset reads a RANGE bound x over a DATE or TIMESTAMP key
-// (rangeOffset): key - n or key + n with n a whole number of days over a
-// DATE, or c - i or c + i with i an INTERVAL of days and microseconds
-// over a TIMESTAMP key that is c or c cast to TIMESTAMP; the offset in
-// the key's unit.
-func rangeTemporalOffset(x, key *duckExpr, preceding bool) (int64, error) {
-	if sameExpr(x, key) {
-		return 0, nil
-	}
-	op := "+"
-	if preceding {
-		op = "-"
-	}
-	if x == nil || x.ExpressionClass != "BOUND_FUNCTION" || x.Name != op || len(x.Children) != 2 {
-		return 0, unsupported("RANGE frame offset over a %s key that is not key %s constant", key.ReturnType.ID, op)
-	}
-	from, c := x.Children[0], x.Children[1]
+// rangeTemporalOffset reads the bound from op c (rangeOffset's parse of
+// it) over a DATE or TIMESTAMP key: n a whole number of days over a DATE
+// key that is from, or c an INTERVAL of days and microseconds over a
+// TIMESTAMP key that is from or from cast to TIMESTAMP; the offset in the
+// key's unit.
+func rangeTemporalOffset(key, from, c *duckExpr, op string) (int64, error) {
 	if key.ReturnType.ID == "DATE" {
 		v, ok := wholeConstant(c)
 		if !sameExpr(from, key) || !ok {
