@@ -467,20 +467,14 @@ func (r *run) self(ctx context.Context, n Node, ins [][]gpu.Column) ([]gpu.Colum
 		return out, nil
 	case *Sort:
 		out, err := r.x.Dev.Sort(ctx, in, x.Keys, x.Limit)
-		if errors.Is(err, gpu.ErrUnsupported) {
-			return nil, &RunRefusal{Op: RefusedSort, Err: fmt.Errorf("%s: %w", errorText(x), err)}
-		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", errorText(x), err)
+			return nil, refused(RefusedSort, fmt.Errorf("%s: %w", errorText(x), err))
 		}
 		return r.keep(out), nil
 	case *Window:
 		out, err := r.window(ctx, x, in)
-		if errors.Is(err, gpu.ErrUnsupported) {
-			return nil, &RunRefusal{Op: RefusedWindow, Err: fmt.Errorf("%s: %w", errorText(x), err)}
-		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", errorText(x), err)
+			return nil, refused(RefusedWindow, fmt.Errorf("%s: %w", errorText(x), err))
 		}
 		return out, nil
 	case *Union:

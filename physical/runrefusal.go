@@ -1,5 +1,11 @@
 package physical
 
+import (
+	"errors"
+
+	"github.com/rigel-db/rigel/gpu"
+)
+
 // RunRefusal is an operator the device refused while running (mostly for
 // the size of what it met), where a plan made again can hand that kind of
 // relation to DuckDB (translate.Options.OnDuckDB) and keep the rest on the
@@ -27,3 +33,12 @@ const (
 
 func (e *RunRefusal) Error() string { return e.Err.Error() }
 func (e *RunRefusal) Unwrap() error { return e.Err }
+
+// refused is err as a RunRefusal of op where the device refused the work
+// (gpu.ErrUnsupported), else err.
+func refused(op RefusedOp, err error) error {
+	if errors.Is(err, gpu.ErrUnsupported) {
+		return &RunRefusal{Op: op, Err: err}
+	}
+	return err
+}
